@@ -1,0 +1,424 @@
+"""THE validity rules: whether a configuration is legal on an NVIDIA arch (DESIGN decision 1).
+
+Everything that enumerates or accepts configurations (rule sets, the legacy parser, the generator) calls
+``validate(config, arch)``; nothing else decides legality. A rejection names the rule it broke (a short,
+stable id) and says why. Where a configuration that upstream CK accepts on AMD is rejected here, the message
+says what NVIDIA lacks (an MMA atom, registers, shared memory), so a parity report can quote it.
+
+Each rule is a small function returning ``None`` (passes) or the message; its docstring cites its source.
+The rule tables ``IMPLICIT_GEMM_RULES`` and ``DEPTHWISE_RULES`` list them in the order they are checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from pydantic import BaseModel, ConfigDict
+
+from generators.arch import ArchSpec, get_arch
+from generators.config import DepthwiseConfig, KernelConfig
+from generators.enums import Direction, Epilogue, Pipeline, Scheduler, Specialization, StreamKReduction
+
+ACCUMULATOR_BYTES = 4
+
+
+class ValidationResult(BaseModel):
+    """Outcome of ``validate``: ``ok``, and for a rejection the broken ``rule`` id and a ``message``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ok: bool
+    rule: str = ""
+    message: str = ""
+
+
+OK = ValidationResult(ok=True)
+
+
+class Rule(NamedTuple):
+    id: str
+    check: Callable[..., str | None]
+
+    @property
+    def doc(self) -> str:
+        return (self.check.__doc__ or "").strip()
+
+
+def _is_pow2(value: int) -> bool:
+    return value > 0 and value & (value - 1) == 0
+
+
+# --- implicit GEMM --------------------------------------------------------------------------------------
+
+
+def smem_bytes(c: KernelConfig, arch: ArchSpec) -> int:
+    """Shared memory per block (docs/architecture.md §4): the larger of the mainloop stages and the
+    cshuffle epilogue tile (fp32)."""
+    stages = arch.smem_stages(c.pipeline, c.double_smem_buffer)
+    mainloop = stages * (c.tile_m + c.tile_n) * c.tile_k * c.dtype.size_bytes
+    epilogue = c.tile_m * c.tile_n * ACCUMULATOR_BYTES if c.epilogue is Epilogue.CSHUFFLE else 0
+    return max(mainloop, epilogue)
+
+
+def accumulators_per_thread(c: KernelConfig) -> int:
+    """fp32 accumulators each thread holds (docs/architecture.md §4)."""
+    return c.tile_m * c.tile_n // c.threads
+
+
+def _wave_count(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """Waves per block dimension are 1, 2 or 4 and the block fits the thread limit.
+
+    Source: ck_conventions §5 wave strategies (1x1x1 ... 4x1x1, 2x1x2); CUDA's 1024 threads per block; a CK
+    wave is 64 lanes = two warps (DESIGN decision 2).
+    """
+    for axis, waves in (("wave_m", c.wave_m), ("wave_n", c.wave_n), ("wave_k", c.wave_k)):
+        if waves not in arch.wave_counts:
+            accepted = ", ".join(map(str, arch.wave_counts))
+            return f"{axis} {waves} is not a legal wave count; accepted: {accepted}"
+    if c.threads > arch.max_threads_per_block:
+        return f"{c.threads} threads per block exceed {arch.max_threads_per_block}"
+    return None
+
+
+def _tile_divisible(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """The block tile is a whole number of wave x warp-tile steps in M, N and K.
+
+    Source: CK Tile's ``TileGemmShape`` static_asserts (ck_tile/ops/gemm), restated in upstream
+    ``codegen/grouped_conv/tile_math.py``.
+    """
+    for axis, tile, waves, warp in (
+        ("m", c.tile_m, c.wave_m, c.warp_tile_m),
+        ("n", c.tile_n, c.wave_n, c.warp_tile_n),
+        ("k", c.tile_k, c.wave_k, c.warp_tile_k),
+    ):
+        if tile % (waves * warp):
+            return f"tile_{axis} {tile} is not a multiple of wave_{axis} x warp_tile_{axis} = {waves}x{warp}"
+    return None
+
+
+def _warp_tile_buildable(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """The warp tile is whole ``mma.sync`` atoms of the dtype, split evenly over a wave's two warps.
+
+    Source: DESIGN decision 2; CuTe ``mma_sm80.hpp`` atoms (m16n8k16/m16n8k8 half, m16n8k8/m16n8k4 TF32).
+    Upstream accepts warp tiles that AMD's MFMA builds (fp32 32x32x2, for one); those are rejected here.
+    """
+    for atom in arch.mma_atoms[c.dtype]:
+        if c.warp_tile_m % atom.m or c.warp_tile_n % atom.n or c.warp_tile_k % atom.k:
+            continue
+        if (c.warp_tile_m // atom.m) * (c.warp_tile_n // atom.n) % arch.warps_per_wave == 0:
+            return None
+    atoms = ", ".join(a.name for a in arch.mma_atoms[c.dtype])
+    return (
+        f"warp tile {c.warp_tile_m}x{c.warp_tile_n}x{c.warp_tile_k} cannot be built from {c.dtype.value} "
+        f"mma.sync atoms ({atoms}) split over {arch.warps_per_wave} warps per wave; "
+        "upstream builds it from AMD MFMA, NVIDIA has no such instruction"
+    )
+
+
+def _vector_width(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """Vector widths are powers of two up to 16 bytes (8 for fp16/bf16, 4 for fp32).
+
+    Source: ck_conventions §1 (max vector width); cp.async and ld.global move 4, 8 or 16 bytes.
+    """
+    widest = arch.max_vector_width(c.dtype)
+    for operand, width in (("a", c.vector_size_a), ("b", c.vector_size_b), ("c", c.vector_size_c)):
+        if not _is_pow2(width) or width > widest:
+            return f"vector_size_{operand} {width} is not a power of two <= {widest} for {c.dtype.value}"
+    return None
+
+
+def vector_tile_dims(c: KernelConfig) -> tuple[tuple[str, int], tuple[str, int], tuple[str, int]]:
+    """The tile dimension each operand's vector runs along (its contiguous dimension), per direction.
+
+    fwd: A and B along K (input/weight channels C), C along N (output channels K); bwd_data: A along K
+    (output-gradient channels K), B and C along N (C); bwd_weight: A along M (K), B and C along N (C).
+    """
+    if c.direction is Direction.FWD:
+        return ("tile_k", c.tile_k), ("tile_k", c.tile_k), ("tile_n", c.tile_n)
+    if c.direction is Direction.BWD_DATA:
+        return ("tile_k", c.tile_k), ("tile_n", c.tile_n), ("tile_n", c.tile_n)
+    return ("tile_m", c.tile_m), ("tile_n", c.tile_n), ("tile_n", c.tile_n)
+
+
+def _vector_divides_tile(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """Each operand's vector width divides the tile dimension it loads along.
+
+    Source: ck_conventions §1 (vector dims per direction: fwd a,b -> C, c -> K; bwd_data a -> K, b,c -> C;
+    bwd_weight a -> K, b,c -> C), mapped onto the GEMM tile by ``vector_tile_dims``.
+    """
+    widths = (c.vector_size_a, c.vector_size_b, c.vector_size_c)
+    for operand, width, (dim, size) in zip("abc", widths, vector_tile_dims(c), strict=True):
+        if size % width:
+            return f"vector_size_{operand} {width} does not divide {dim} {size} ({c.direction.value})"
+    return None
+
+
+def _shared_memory(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """Shared memory per block fits the arch (227 KB sm_90a, 163 KB sm_80).
+
+    Source: docs/architecture.md §4 (stages x (tile_m + tile_n) x tile_k x sizeof, or the cshuffle tile).
+    """
+    need = smem_bytes(c, arch)
+    if need > arch.smem_per_block_bytes:
+        return (
+            f"needs {need} bytes of shared memory ({c.pipeline.value}, "
+            f"{arch.smem_stages(c.pipeline, c.double_smem_buffer)} stages), {arch.name} allows "
+            f"{arch.smem_per_block_bytes}"
+        )
+    return None
+
+
+def _register_budget(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """At most 128 fp32 accumulators per thread, so operand fragments fit beside them in 255 registers.
+
+    Source: DESIGN decision 2 and docs/architecture.md §4: upstream's 256x256 and 224x256 tiles on 256
+    threads (224-256 accumulators) are legal on AMD (512 VGPRs incl. AGPRs) but would spill here; rejected
+    and reported.
+    """
+    per_thread = accumulators_per_thread(c)
+    if per_thread > arch.max_accumulators_per_thread:
+        return (
+            f"{per_thread} fp32 accumulators per thread ({c.tile_m}x{c.tile_n} tile on {c.threads} threads) "
+            f"exceed {arch.max_accumulators_per_thread}: legal upstream on AMD, but beside the operand "
+            f"fragments it does not fit {arch.registers_per_thread} registers per thread on {arch.name}"
+        )
+    return None
+
+
+def _compv5_forward_only(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """compv5 is forward only. Source: ck_conventions §5; upstream ``grouped_config_rules_default.py``."""
+    if c.pipeline is Pipeline.COMPV5 and c.direction is not Direction.FWD:
+        return f"pipeline compv5 is forward only, not {c.direction.value}"
+    return None
+
+
+def _interwave_pipeline(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """The interwave scheduler runs only with compv1 (basic_v1) and mem. Source: ck_conventions §5."""
+    if c.scheduler is Scheduler.INTERWAVE and c.pipeline not in (Pipeline.BASIC_V1, Pipeline.MEM):
+        return f"scheduler interwave needs pipeline compv1 or mem, not {c.pipeline.value}"
+    return None
+
+
+def _compv4_double_smem_buffer(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """compv4 always double-buffers shared memory. Source: ck_conventions §1 and §5 (compv4 implies dsb)."""
+    if c.pipeline is Pipeline.COMPV4 and not c.double_smem_buffer:
+        return "pipeline compv4 requires double_smem_buffer"
+    return None
+
+
+def _two_stage_direction(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """two_stage is a backward-weight feature. Source: ck_conventions §1 (``two_stage`` (bwd_weight))."""
+    if c.two_stage and c.direction is not Direction.BWD_WEIGHT:
+        return f"two_stage is bwd_weight only, not {c.direction.value}"
+    return None
+
+
+def _streamk_direction(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """Stream-K is a backward-weight feature. Source: ck_conventions §1 (streamk_* (bwd_weight only))."""
+    if c.streamk_enabled and c.direction is not Direction.BWD_WEIGHT:
+        return f"stream-K is bwd_weight only, not {c.direction.value}"
+    return None
+
+
+def _streamk_fields(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """streamk_reduction/streamk_persistent are left at their defaults (tree, off) without stream-K.
+
+    Source: ck_conventions §1 (meaningful only with stream-K); keeps one name per configuration (DESIGN 4).
+    """
+    if not c.streamk_enabled and (c.streamk_persistent or c.streamk_reduction is not StreamKReduction.TREE):
+        return "streamk_reduction/streamk_persistent set without streamk_enabled"
+    return None
+
+
+def _streamk_fp32_async(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """Stream-K with fp32 does not run the async pipelines. Source: ck_conventions §4 (upstream skips native
+    stream-K lines with fp32 and an async pipeline)."""
+    async_pipelines = (Pipeline.BASIC_ASYNC_V1, Pipeline.COMP_ASYNC)
+    if c.streamk_enabled and c.dtype.value == "fp32" and c.pipeline in async_pipelines:
+        return f"stream-K fp32 does not support pipeline {c.pipeline.value}"
+    return None
+
+
+def _explicit_gemm(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """explicit_gemm runs the convolution as one plain GEMM, which needs filter1x1_stride1_pad0 and a
+    direction whose instance string has the field (fwd, bwd_weight). Source: ck_conventions §3 (bwd_data
+    has no ExplicitGemm field) and §4 (explicit GEMM implies Filter1x1Stride1Pad0)."""
+    if not c.explicit_gemm:
+        return None
+    if c.direction is Direction.BWD_DATA:
+        return "explicit_gemm is not available for bwd_data"
+    if c.specialization is not Specialization.FILTER1X1_STRIDE1_PAD0:
+        return f"explicit_gemm needs specialization filter1x1_stride1_pad0, not {c.specialization.value}"
+    return None
+
+
+def _backward_specialization(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """Backward kernels specialize only default and filter1x1_stride1_pad0. Source: ck_conventions §5."""
+    allowed = (Specialization.DEFAULT, Specialization.FILTER1X1_STRIDE1_PAD0)
+    if c.direction is not Direction.FWD and c.specialization not in allowed:
+        return (
+            f"specialization {c.specialization.value} is forward only; {c.direction.value} accepts "
+            "default, filter1x1_stride1_pad0"
+        )
+    return None
+
+
+def _split_image_merged_groups(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """Split image (large tensor) runs one group per GEMM. Source: ck_conventions §4 (``_Large_Tensor`` sets
+    split_image and num_groups_to_merge 1)."""
+    if c.split_image and c.num_groups_to_merge != 1:
+        return f"split_image needs num_groups_to_merge 1, not {c.num_groups_to_merge}"
+    return None
+
+
+def _merged_groups(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """num_groups_to_merge is a power of two (1 ... 32). Source: ck_conventions §5 (gm 2/4/8/16/32)."""
+    if not _is_pow2(c.num_groups_to_merge) or c.num_groups_to_merge > 32:
+        return f"num_groups_to_merge {c.num_groups_to_merge} is not a power of two <= 32"
+    return None
+
+
+def _num_wave_groups(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """Wave groups partition the block's waves. Source: CK Tile ``NumWaveGroups`` (ping-pong pipelines)."""
+    waves = c.wave_m * c.wave_n * c.wave_k
+    if waves % c.num_wave_groups:
+        return f"num_wave_groups {c.num_wave_groups} does not divide the {waves} waves of the block"
+    return None
+
+
+def _block_per_cu(c: KernelConfig, arch: ArchSpec) -> str | None:
+    """block_per_cu blocks must fit one SM together (threads and shared memory).
+
+    Source: CK ``kBlockPerCu`` is an occupancy hint; on NVIDIA it becomes ``__launch_bounds__`` min blocks.
+    """
+    if c.block_per_cu == 1:
+        return None
+    if c.block_per_cu * c.threads > arch.max_threads_per_sm:
+        return f"block_per_cu {c.block_per_cu} x {c.threads} threads exceed {arch.max_threads_per_sm} per SM"
+    if c.block_per_cu * smem_bytes(c, arch) > arch.smem_per_sm_bytes:
+        need = c.block_per_cu * smem_bytes(c, arch)
+        return f"block_per_cu {c.block_per_cu} blocks need {need} bytes of shared memory per SM"
+    return None
+
+
+IMPLICIT_GEMM_RULES: tuple[Rule, ...] = (
+    Rule("wave_count", _wave_count),
+    Rule("tile_divisible", _tile_divisible),
+    Rule("warp_tile_buildable", _warp_tile_buildable),
+    Rule("vector_width", _vector_width),
+    Rule("vector_divides_tile", _vector_divides_tile),
+    Rule("compv5_forward_only", _compv5_forward_only),
+    Rule("interwave_pipeline", _interwave_pipeline),
+    Rule("compv4_double_smem_buffer", _compv4_double_smem_buffer),
+    Rule("two_stage_direction", _two_stage_direction),
+    Rule("streamk_direction", _streamk_direction),
+    Rule("streamk_fields", _streamk_fields),
+    Rule("streamk_fp32_async", _streamk_fp32_async),
+    Rule("explicit_gemm", _explicit_gemm),
+    Rule("backward_specialization", _backward_specialization),
+    Rule("split_image_merged_groups", _split_image_merged_groups),
+    Rule("merged_groups", _merged_groups),
+    Rule("num_wave_groups", _num_wave_groups),
+    Rule("shared_memory", _shared_memory),
+    Rule("register_budget", _register_budget),
+    Rule("block_per_cu", _block_per_cu),
+)
+
+
+# --- depthwise ------------------------------------------------------------------------------------------
+
+
+def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
+    """Input halo tile of every batch in the block: ((tile-1)*stride + filter)^2 x nbatch x sizeof."""
+    in_h = (c.tile_h - 1) * c.stride_h + c.filter
+    in_w = (c.tile_w - 1) * c.stride_w + c.filter
+    return in_h * in_w * c.nbatch * c.dtype.size_bytes
+
+
+def _depthwise_vector_width(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
+    """in_vec/out_vec are powers of two up to 16 bytes. Source: ck_conventions §1 (max vector width)."""
+    widest = arch.max_vector_width(c.dtype)
+    for field, width in (("in_vec", c.in_vec), ("out_vec", c.out_vec)):
+        if not _is_pow2(width) or width > widest:
+            return (
+                f"{field} {width} is not a power of two <= {widest} for {c.dtype.value} "
+                f"({width * c.dtype.size_bytes} bytes; the widest vector load is {arch.max_vector_bytes})"
+            )
+    return None
+
+
+def _depthwise_vector_divides_tile(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
+    """Vectors run along W (contiguous in NGCHW): out_vec divides tile_w, in_vec divides the input row the
+    tile reads (tile_w x stride_w). Source: CK Tile depthwise kernel vector loads along W."""
+    if c.tile_w % c.out_vec:
+        return (
+            f"out_vec {c.out_vec} does not divide tile_w {c.tile_w}: a vector store would straddle two "
+            "rows of the output tile (upstream accepts it; NVIDIA vector stores need aligned addresses)"
+        )
+    if (c.tile_w * c.stride_w) % c.in_vec:
+        return f"in_vec {c.in_vec} does not divide tile_w x stride_w = {c.tile_w * c.stride_w}"
+    return None
+
+
+def _depthwise_sub_tile(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
+    """The per-thread sub-tile divides the block tile. Source: ck_conventions §1 depthwise fields."""
+    if c.tile_h % c.sub_h or c.tile_w % c.sub_w:
+        return f"sub-tile {c.sub_h}x{c.sub_w} does not divide tile {c.tile_h}x{c.tile_w}"
+    return None
+
+
+def _depthwise_padding(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
+    """Padding is smaller than the filter. Source: ck_conventions §1 (pad = (filter-1)/2 in the rule sets)."""
+    if c.pad_h >= c.filter or c.pad_w >= c.filter:
+        return f"padding {c.pad_h}x{c.pad_w} is not smaller than filter {c.filter}"
+    return None
+
+
+def _depthwise_shared_memory(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
+    """The input tiles of a block fit shared memory. Source: docs/architecture.md §4 limits."""
+    need = depthwise_smem_bytes(c)
+    if need > arch.smem_per_block_bytes:
+        return f"needs {need} bytes of shared memory, {arch.name} allows {arch.smem_per_block_bytes}"
+    return None
+
+
+DEPTHWISE_RULES: tuple[Rule, ...] = (
+    Rule("depthwise_vector_width", _depthwise_vector_width),
+    Rule("depthwise_vector_divides_tile", _depthwise_vector_divides_tile),
+    Rule("depthwise_sub_tile", _depthwise_sub_tile),
+    Rule("depthwise_padding", _depthwise_padding),
+    Rule("depthwise_shared_memory", _depthwise_shared_memory),
+)
+
+
+def rules_for(config: KernelConfig | DepthwiseConfig) -> tuple[Rule, ...]:
+    return DEPTHWISE_RULES if isinstance(config, DepthwiseConfig) else IMPLICIT_GEMM_RULES
+
+
+def validate(config: KernelConfig | DepthwiseConfig, arch: ArchSpec | str | None = None) -> ValidationResult:
+    """The first rule ``config`` breaks on ``arch`` (default sm_90a), or ``OK``."""
+    spec = arch if isinstance(arch, ArchSpec) else get_arch(arch or "sm_90a")
+    for rule in rules_for(config):
+        message = rule.check(config, spec)
+        if message is not None:
+            return ValidationResult(ok=False, rule=rule.id, message=message)
+    return OK
+
+
+def violations(
+    config: KernelConfig | DepthwiseConfig, arch: ArchSpec | str | None = None
+) -> list[ValidationResult]:
+    """Every rule ``config`` breaks (for reports that list all reasons, not just the first)."""
+    spec = arch if isinstance(arch, ArchSpec) else get_arch(arch or "sm_90a")
+    found = []
+    for rule in rules_for(config):
+        message = rule.check(config, spec)
+        if message is not None:
+            found.append(ValidationResult(ok=False, rule=rule.id, message=message))
+    return found
+
+
+def rule_ids() -> tuple[str, ...]:
+    """Every rule id, implicit GEMM then depthwise."""
+    return tuple(rule.id for rule in (*IMPLICIT_GEMM_RULES, *DEPTHWISE_RULES))
