@@ -1,0 +1,132 @@
+"""SCons tool: one generate step per direction, with every output declared before the build starts.
+
+The emitter asks ``generators.build_api.plan(request)`` for the relative paths the generator will write
+(headers, units, register file, expected list) and declares them all as targets of one node; the action calls
+``generators.build_api.generate(request, out_dir)`` in-process and checks it wrote exactly the plan. The
+generator's own sources and templates, the rule sets, the legacy .conf files and the versions of the Python
+packages the generator runs on are sources of that node, so any of them changing reruns the generator; the
+generator leaves files whose bytes would not change untouched (the targets are Precious, so SCons does not
+delete them first), and only units whose content changed recompile.
+
+Method: ``env.TDGenerate(direction) -> list of output nodes``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+
+from SCons.Action import Action
+from SCons.Builder import Builder
+from SCons.Environment import Base as Environment
+from SCons.Node import Node
+from SCons.Script import Exit
+from tiledispatch_build.options import BuildOptions
+
+# Folders of the repository whose content decides what the generator writes.
+GENERATOR_INPUT_DIRS = ("generators", "rulesets")
+GENERATOR_PACKAGES = ("pydantic", "pydantic-core", "jinja2", "markupsafe")
+
+
+class GenerationMismatchError(RuntimeError):
+    """generate() wrote a different file set than plan() declared."""
+
+
+def _build_api(env: Environment) -> ModuleType:
+    return env["TD_BUILD_API"]
+
+
+def _request_of(env: Environment, source: list):
+    return _build_api(env).GenerateRequest.model_validate_json(source[0].read())
+
+
+def _emitter(target: list, source: list, env: Environment) -> tuple[list, list]:
+    request = _request_of(env, source)
+    try:
+        planned = _build_api(env).plan(request)
+    except (ValueError, OSError) as error:
+        # Bad input (rule set, legacy file) gets one line, never a traceback.
+        print(f"scons: *** generate {request.direction}: {error}", file=sys.stderr)
+        Exit(2)
+    gen_dir = env["TD_GEN_DIR"]
+    return [env.File(f"{gen_dir}/{relative}") for relative in planned], source
+
+
+def _generate(target: list, source: list, env: Environment) -> int:
+    request = _request_of(env, source)
+    out_dir = Path(env.Dir(env["TD_GEN_DIR"]).abspath)
+    written = sorted(_build_api(env).generate(request, out_dir))
+    declared = sorted(Path(node.abspath).relative_to(out_dir).as_posix() for node in target)
+    if written != declared:
+        extra = sorted(set(written) - set(declared))
+        missing = sorted(set(declared) - set(written))
+        raise GenerationMismatchError(f"generate() differs from plan(): extra {extra}, missing {missing}")
+    return 0
+
+
+def _input_files(env: Environment, legacy_dir: Path) -> list[Node]:
+    root = Path(env.Dir("#").abspath)
+    files = [path for folder in GENERATOR_INPUT_DIRS for path in (root / folder).rglob("*")]
+    if legacy_dir.is_dir():
+        files += legacy_dir.rglob("*")
+    wanted = sorted(path for path in files if path.is_file() and "__pycache__" not in path.parts)
+    return [env.File(str(path)) for path in wanted]
+
+
+def _package_versions() -> str:
+    versions = [f"python {sys.version.split()[0]}"]
+    versions += [f"{name}=={metadata.version(name)}" for name in GENERATOR_PACKAGES]
+    return "\n".join(versions)
+
+
+def _request(env: Environment, direction: str):
+    """The generator request for one direction; a direction left out of ``directions=`` gets no dtypes, so its
+    register file and expected list are generated empty (the profiler links all three register functions)."""
+    options: BuildOptions = env["TD_OPTIONS"]
+    selected = direction in options.directions
+    return _build_api(env).GenerateRequest(
+        ruleset=options.ruleset,
+        arch=options.arch,
+        direction=direction,
+        dtypes=list(options.dtypes) if selected else [],
+        ndims=list(options.ndims),
+        legacy_dir=options.legacy_dir,
+        chunk=options.chunk,
+    )
+
+
+def _generate_method(env: Environment, direction: str) -> list[Node]:
+    request = _request(env, direction)
+    sources = [
+        env.Value(request.model_dump_json()),
+        env.Value(_package_versions()),
+        *_input_files(env, Path(request.legacy_dir)),
+    ]
+    outputs = env.TDGenerateBuilder(
+        target=f"$TD_GEN_DIR/expected_{request.direction}.txt",
+        source=sources,
+        TD_GENERATE_LABEL=request.direction,
+    )
+    env.Precious(outputs)
+    env.Alias("generate", outputs)
+    return outputs
+
+
+def generate(env: Environment) -> None:
+    # The build runs the generators in-process; the repository root must stay importable while it builds,
+    # not only while the SConstruct is read (SCons restores sys.path after reading it).
+    root = env.Dir("#").abspath
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    env["TD_BUILD_API"] = importlib.import_module("generators.build_api")
+    env["BUILDERS"]["TDGenerateBuilder"] = Builder(
+        action=Action(_generate, "generate $TD_GENERATE_LABEL"), emitter=_emitter
+    )
+    env.AddMethod(_generate_method, "TDGenerate")
+
+
+def exists(env: Environment) -> bool:
+    return True

@@ -1,0 +1,43 @@
+"""SCons tool: build settings that follow from the validated options.
+
+Expects ``env['TD_OPTIONS']`` (a ``BuildOptions``, validated by the SConstruct before the environment exists).
+Sets the build directories, pins the signature database inside the build directory, chooses content signatures
+with timestamp short-cuts (fast no-op builds), the shared cache and the default parallelism.
+"""
+
+from __future__ import annotations
+
+from SCons.Environment import Base as Environment
+from SCons.Script import GetOption, SetOption
+from tiledispatch_build.jobs import machine_jobs
+from tiledispatch_build.options import BuildOptions
+
+
+def _apply_jobs(env: Environment, options: BuildOptions) -> None:
+    """Set -j unless the command line gave one: SetOption never overrides a command-line value."""
+    wanted = options.jobs or machine_jobs()
+    before = GetOption("num_jobs")
+    SetOption("num_jobs", before + 1)
+    if GetOption("num_jobs") == before + 1:
+        SetOption("num_jobs", wanted)
+
+
+def generate(env: Environment) -> None:
+    options: BuildOptions = env["TD_OPTIONS"]
+    build_dir = f"build/{options.variant}"
+    env.Replace(
+        TD_BUILD_DIR=build_dir,
+        TD_GEN_DIR=f"{build_dir}/gen",
+        TD_OBJ_DIR=f"{build_dir}/obj",
+        TD_LIB_DIR=f"{build_dir}/lib",
+    )
+    env.SConsignFile(f"{build_dir}/sconsign")
+    # Content signatures decide; an unchanged timestamp skips re-hashing, which keeps no-op builds fast.
+    env.Decider("content-timestamp")
+    if options.cache_dir is not None:
+        env.CacheDir(str(options.cache_dir))
+    _apply_jobs(env, options)
+
+
+def exists(env: Environment) -> bool:
+    return "TD_OPTIONS" in env

@@ -1,0 +1,94 @@
+"""Stand-in for ``generators.build_api`` (docs/architecture.md §2): plan() and generate() over text rules.
+
+A rule set is ``rulesets/<name>.txt`` with lines ``<direction> <dtype> <name> <template>``. Units are chunked
+by content: a unit ends after a name whose hash is divisible by 3 (or at ``chunk`` names), and is named after
+the hash of its first name, so adding a name touches only its own unit (or splits it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class GenerateRequest(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ruleset: str
+    arch: str
+    direction: str
+    dtypes: list[str]
+    ndims: list[int]
+    legacy_dir: Path
+    chunk: int = Field(ge=1)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _instances(request: GenerateRequest) -> list[tuple[str, str]]:
+    rules = Path(__file__).resolve().parents[1] / "rulesets" / f"{request.ruleset}.txt"
+    if not rules.is_file():
+        raise ValueError(f"unknown rule set '{request.ruleset}'")
+    found = []
+    for line in rules.read_text().splitlines():
+        direction, dtype, name, template = line.split()
+        if direction == request.direction and dtype in request.dtypes:
+            found.append((name, template))
+    return sorted(found)
+
+
+def _units(request: GenerateRequest) -> list[list[tuple[str, str]]]:
+    units: list[list[tuple[str, str]]] = []
+    current: list[tuple[str, str]] = []
+    for instance in _instances(request):
+        current.append(instance)
+        if int(_digest(instance[0])[:8], 16) % 3 == 0 or len(current) == request.chunk:
+            units.append(current)
+            current = []
+    if current:
+        units.append(current)
+    return units
+
+
+def _files(request: GenerateRequest) -> dict[str, str]:
+    direction = request.direction
+    files: dict[str, str] = {}
+    unit_ids = []
+    for unit in _units(request):
+        unit_id = _digest(unit[0][0])[:8]
+        unit_ids.append(unit_id)
+        lines = [f'#include "kernels/{name}.hpp"' for name, _ in unit]
+        lines += [f"// instance {name}" for name, _ in unit]
+        lines.append(f"void add_unit_{direction}_{unit_id}() {{}}")
+        files[f"unit_{direction}_{unit_id}.cu"] = "\n".join(lines) + "\n"
+        for name, template in unit:
+            files[f"kernels/{name}.hpp"] = (
+                f'#pragma once\n#include "tiledispatch/kernels/{template}.hpp"\nstruct {name} {{}};\n'
+            )
+    calls = "".join(f"void add_unit_{direction}_{unit_id}();\n" for unit_id in unit_ids)
+    files[f"register_{direction}.cpp"] = f"{calls}void register_{direction}_instances() {{}}\n"
+    expected = sorted(name for unit in _units(request) for name, _ in unit)
+    files[f"expected_{direction}.txt"] = "".join(f"{name}\tinstance<{name}>\n" for name in expected)
+    return files
+
+
+def plan(request: GenerateRequest) -> list[str]:
+    return sorted(_files(request))
+
+
+def generate(request: GenerateRequest, out_dir: Path) -> list[str]:
+    files = _files(request)
+    for relative, text in files.items():
+        path = out_dir / relative
+        if path.is_file() and path.read_text() == text:
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(path.name + ".tmp")
+        temporary.write_text(text)
+        os.replace(temporary, path)
+    return sorted(files)

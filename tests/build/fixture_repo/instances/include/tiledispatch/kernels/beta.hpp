@@ -1,0 +1,2 @@
+#pragma once
+template <int N> struct Beta {};
