@@ -356,7 +356,13 @@ _DEPTHWISE_FIELDS = [
 ]
 _BOOLS = {"split_image", "explicit_gemm", "double_smem_buffer", "streamk_enabled", "streamk_persistent"}
 _TYPES = {"a_type", "b_type", "e_type", "in_type", "wei_type", "out_type"}
-_LITERALS = {"acc_type": ACC_TYPE, "ds_type": DS_TYPE, "cde_op": CDE_OP, "ds_layout": "EmptyTuple"}
+_LITERALS = {
+    "acc_type": ACC_TYPE,
+    "ds_type": DS_TYPE,
+    "cde_op": CDE_OP,
+    "ds_layout": "EmptyTuple",
+    "depthwise": DEPTHWISE_TOKEN,
+}
 
 
 def parse_instance_string(text: str) -> ParsedInstanceString:

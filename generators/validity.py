@@ -320,8 +320,8 @@ IMPLICIT_GEMM_RULES: tuple[Rule, ...] = (
     Rule("split_image_merged_groups", _split_image_merged_groups),
     Rule("merged_groups", _merged_groups),
     Rule("num_wave_groups", _num_wave_groups),
-    Rule("shared_memory", _shared_memory),
     Rule("register_budget", _register_budget),
+    Rule("shared_memory", _shared_memory),
     Rule("block_per_cu", _block_per_cu),
 )
 

@@ -1,0 +1,128 @@
+"""Kernel names: ck_conventions §2 examples, every optional fragment, and build -> parse round trips."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from gen_factories import make_config, make_depthwise
+
+from generators.config import KernelConfig
+from generators.naming import KernelNameError, parse_kernel_name
+from generators.validity import validate
+
+CK_EXAMPLE = "grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x32_2x2x1_32x32x16"
+CK_DEPTHWISE_EXAMPLE = "grouped_conv_fwd_depthwise_fp16_ngchw_2d_8x8_f3_s1x1_p1x1_nb8_sub2x2_vec2_2"
+
+
+def test_ck_examples():
+    assert make_config().name == CK_EXAMPLE
+    assert make_depthwise().name == CK_DEPTHWISE_EXAMPLE
+    assert parse_kernel_name(CK_EXAMPLE) == make_config()
+    assert parse_kernel_name(CK_DEPTHWISE_EXAMPLE) == make_depthwise()
+
+
+@pytest.mark.parametrize(
+    ("changes", "suffix"),
+    [
+        (dict(vector_size_a=8, vector_size_b=8, vector_size_c=8), "_vec8_8_8"),
+        (dict(num_wave_groups=2), "_wg2"),
+        (dict(num_groups_to_merge=8), "_gm8"),
+        (dict(double_smem_buffer=True), "_dsb"),
+        (dict(specialization="filter1x1_stride1_pad0"), "_filter1x1_stride1_pad0"),
+        (dict(specialization="filter3x3"), "_filter3x3"),
+        (dict(split_image=True), "_large_tensor"),
+        (dict(block_per_cu=2), "_bpc2"),
+        (dict(direction="bwd_weight", two_stage=True), "_2stage"),
+        (
+            dict(direction="bwd_weight", explicit_gemm=True, specialization="filter1x1_stride1_pad0"),
+            "_filter1x1_stride1_pad0_explicit_gemm",
+        ),
+        (dict(direction="bwd_weight", streamk_enabled=True), "_streamk_tree"),
+        (
+            dict(
+                direction="bwd_weight",
+                streamk_enabled=True,
+                streamk_reduction="linear",
+                streamk_persistent=True,
+            ),
+            "_streamk_linear_persistent",
+        ),
+        (dict(num_groups_to_merge=2, double_smem_buffer=True, vector_size_a=2), "_vec2_8_8_gm2_dsb"),
+    ],
+)
+def test_optional_fragments(changes, suffix):
+    config = make_config(**changes)
+    assert config.name.endswith(suffix)
+    assert parse_kernel_name(config.name) == config
+
+
+def test_direction_dtype_layout_and_pipeline_fragments():
+    config = make_config(
+        direction="bwd_data", dtype="bf16", ndim_spatial=3, pipeline="basic_v1", scheduler="interwave"
+    )
+    assert config.name == (
+        "grouped_conv_bwd_data_bf16_ndhwgc_3d_compv1_cshuffle_interwave_128x128x32_2x2x1_32x32x16"
+    )
+
+
+def test_alias_accepted_in_names_but_never_written():
+    written = make_config(pipeline="compv1").name
+    assert parse_kernel_name(written.replace("_compv1_", "_basic_v1_")).name == written
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        CK_EXAMPLE + "_vec4_8_8",  # default vectors are never written
+        CK_EXAMPLE + "_gm1",
+        CK_EXAMPLE.replace("_dsb", "") + "_large_tensor_dsb",  # wrong order
+        CK_EXAMPLE.replace("fp16", "fp8"),
+        CK_EXAMPLE.replace("2x2x1", "2x2"),
+        CK_EXAMPLE.replace("128x128x32", "0128x128x32"),
+        CK_EXAMPLE.replace("nhwgc_2d", "nhwgc_3d"),  # layout/ndim mismatch
+        "grouped_conv_fwd_depthwise_fp16_ngchw_2d_8x8_f3",
+        "",
+    ],
+)
+def test_bad_names_are_refused(bad):
+    with pytest.raises(KernelNameError):
+        parse_kernel_name(bad)
+
+
+def _grid():
+    tiles = [(16, 16, 64), (32, 64, 32), (64, 64, 8), (128, 128, 32), (256, 128, 32), (64, 80, 32)]
+    waves = [(1, 1, 1), (2, 1, 1), (1, 2, 1), (2, 2, 1), (4, 1, 1), (2, 1, 2)]
+    warp_tiles = [(16, 16, 16), (32, 32, 8), (32, 32, 16), (16, 16, 32)]
+    vectors = [(4, 8, 8), (8, 8, 8), (1, 1, 1), (2, 4, 4)]
+    pipelines = ["compv1", "mem", "compv3", "compv4", "compv5", "basic_async_v1", "wavelet"]
+    for direction, dtype, ndim in itertools.product(
+        ("fwd", "bwd_data", "bwd_weight"), ("fp16", "fp32"), (2, 3)
+    ):
+        for tile, wave, warp, vec, pipe in itertools.product(tiles, waves, warp_tiles, vectors, pipelines):
+            base = dict(
+                direction=direction, dtype=dtype, ndim_spatial=ndim,
+                tile_m=tile[0], tile_n=tile[1], tile_k=tile[2],
+                wave_m=wave[0], wave_n=wave[1], wave_k=wave[2],
+                warp_tile_m=warp[0], warp_tile_n=warp[1], warp_tile_k=warp[2],
+                vector_size_a=vec[0], vector_size_b=vec[1], vector_size_c=vec[2],
+                pipeline=pipe, double_smem_buffer=pipe == "compv4",
+            )  # fmt: skip
+            yield KernelConfig(**base)
+            if direction == "bwd_weight":
+                yield KernelConfig(**base, two_stage=True, num_groups_to_merge=2)
+                yield KernelConfig(**base, streamk_enabled=True, streamk_persistent=True)
+                yield KernelConfig(**base, streamk_enabled=True, streamk_reduction="linear")
+                yield KernelConfig(**base, explicit_gemm=True, specialization="filter1x1_stride1_pad0")
+            if direction == "fwd":
+                yield KernelConfig(**base, split_image=True, specialization="filter3x3")
+                yield KernelConfig(**base, num_groups_to_merge=16, scheduler="interwave", block_per_cu=2)
+
+
+def test_round_trip_over_a_large_grid():
+    configs = [c for c in _grid() if validate(c).ok]
+    assert len(configs) > 5000
+    names = [c.name for c in configs]
+    assert len(set(names)) == len(set(configs))  # distinct configurations never share a name
+    for config, name in zip(configs, names, strict=True):
+        assert parse_kernel_name(name) == config

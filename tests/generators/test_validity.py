@@ -1,0 +1,150 @@
+"""Every validity rule: one passing and one failing configuration, the broken rule id checked."""
+
+from __future__ import annotations
+
+import pytest
+from gen_factories import make_config, make_depthwise
+
+from generators.arch import get_arch
+from generators.validity import (
+    DEPTHWISE_RULES,
+    IMPLICIT_GEMM_RULES,
+    rule_ids,
+    smem_bytes,
+    validate,
+    violations,
+)
+
+BWD_WEIGHT = dict(direction="bwd_weight")
+# (rule id, changes that pass, changes that break exactly that rule first)
+CASES = [
+    ("wave_count", dict(wave_m=4, wave_n=1, tile_m=128), dict(wave_m=3, tile_m=96)),
+    ("wave_count", dict(wave_m=4, wave_n=4, tile_m=128, tile_n=128, warp_tile_m=32, warp_tile_n=32),
+     dict(wave_m=4, wave_n=4, wave_k=2, tile_k=32, warp_tile_k=16)),
+    ("tile_divisible", dict(tile_m=64, wave_m=2), dict(tile_m=96, wave_m=2)),
+    ("tile_divisible", dict(tile_k=32, wave_k=2), dict(tile_k=16, wave_k=2)),
+    ("warp_tile_buildable", dict(warp_tile_k=8), dict(warp_tile_k=4)),
+    ("warp_tile_buildable", dict(dtype="fp32", warp_tile_k=4, vector_size_b=4, vector_size_c=4),
+     dict(dtype="fp32", warp_tile_k=2, vector_size_b=4, vector_size_c=4)),
+    ("warp_tile_buildable", dict(warp_tile_m=16, warp_tile_n=16), dict(warp_tile_m=16, warp_tile_n=8)),
+    ("vector_width", dict(vector_size_a=8), dict(vector_size_a=6)),
+    ("vector_width", dict(dtype="fp32", vector_size_b=4, vector_size_c=4), dict(dtype="fp32")),
+    # Never the first rule broken (tile multiples of the MMA atoms are multiples of every legal vector), kept
+    # as the statement of which dimension each vector runs along: checked through ``violations``.
+    ("vector_divides_tile", dict(direction="bwd_weight", tile_m=64, wave_m=2, vector_size_a=8),
+     dict(direction="bwd_weight", tile_m=12, vector_size_a=8)),
+    ("compv5_forward_only", dict(pipeline="compv5"), dict(pipeline="compv5", **BWD_WEIGHT)),
+    ("interwave_pipeline", dict(scheduler="interwave", pipeline="mem"),
+     dict(scheduler="interwave", pipeline="compv3")),
+    ("compv4_double_smem_buffer", dict(pipeline="compv4", double_smem_buffer=True), dict(pipeline="compv4")),
+    ("two_stage_direction", dict(two_stage=True, **BWD_WEIGHT), dict(two_stage=True)),
+    ("streamk_direction", dict(streamk_enabled=True, **BWD_WEIGHT), dict(streamk_enabled=True)),
+    ("streamk_fields", dict(streamk_enabled=True, streamk_persistent=True, **BWD_WEIGHT),
+     dict(streamk_persistent=True, **BWD_WEIGHT)),
+    ("streamk_fp32_async", dict(streamk_enabled=True, dtype="fp32", vector_size_b=4, vector_size_c=4,
+                                warp_tile_k=8, **BWD_WEIGHT),
+     dict(streamk_enabled=True, dtype="fp32", vector_size_b=4, vector_size_c=4, warp_tile_k=8,
+          pipeline="basic_async_v1", **BWD_WEIGHT)),
+    ("explicit_gemm", dict(explicit_gemm=True, specialization="filter1x1_stride1_pad0"),
+     dict(explicit_gemm=True)),
+    ("explicit_gemm", dict(explicit_gemm=True, specialization="filter1x1_stride1_pad0", **BWD_WEIGHT),
+     dict(explicit_gemm=True, specialization="filter1x1_stride1_pad0", direction="bwd_data")),
+    ("backward_specialization", dict(specialization="filter3x3"),
+     dict(specialization="filter3x3", direction="bwd_data")),
+    ("split_image_merged_groups", dict(split_image=True), dict(split_image=True, num_groups_to_merge=2)),
+    ("merged_groups", dict(num_groups_to_merge=32), dict(num_groups_to_merge=3)),
+    ("num_wave_groups", dict(num_wave_groups=4), dict(num_wave_groups=3)),
+    ("shared_memory", dict(tile_k=64, pipeline="mem"),
+     dict(tile_k=128, tile_m=256, wave_m=4, pipeline="mem")),
+    ("register_budget", dict(tile_m=256, tile_n=128, wave_m=4), dict(tile_m=256, tile_n=256)),
+    ("block_per_cu", dict(block_per_cu=2, tile_k=64, pipeline="compv3"),
+     dict(block_per_cu=2, tile_k=64, pipeline="mem")),
+    # 256 threads: 8 blocks fill the SM's 2048 threads, 9 do not fit.
+    ("block_per_cu", dict(block_per_cu=8, tile_m=64, tile_n=64), dict(block_per_cu=9, tile_m=64, tile_n=64)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("rule", "passing", "failing"), CASES, ids=[c[0] for c in CASES])
+def test_rule(rule, passing, failing):
+    good = validate(make_config(**passing))
+    assert good.ok, good
+    failing_config = make_config(**failing)
+    broken = {v.rule: v.message for v in violations(failing_config)}
+    assert broken.get(rule), broken
+    if rule != "vector_divides_tile":
+        assert validate(failing_config).rule == rule
+
+
+def test_every_implicit_gemm_rule_is_covered():
+    assert {r.id for r in IMPLICIT_GEMM_RULES} == {c[0] for c in CASES}
+
+
+def test_rules_cite_a_source():
+    for rule in (*IMPLICIT_GEMM_RULES, *DEPTHWISE_RULES):
+        assert "Source:" in rule.doc, rule.id
+    assert len(set(rule_ids())) == len(rule_ids())
+
+
+def test_shared_memory_formula_and_arch_limit():
+    # 4 stages x (256 + 128) x 64 x 2 bytes = 196608: fits sm_90a (232448) but not sm_80 (166912).
+    config = make_config(tile_m=256, tile_n=128, tile_k=64, wave_m=4, pipeline="mem")
+    assert smem_bytes(config, get_arch("sm_90a")) == 4 * (256 + 128) * 64 * 2
+    assert validate(config, "sm_90a").ok
+    assert validate(config, "sm_80").rule == "shared_memory"
+    # cshuffle epilogue: 128 x 128 x 4 bytes beats 1 stage x 256 x 16 x 2 bytes.
+    small_k = make_config(tile_k=16, pipeline="compv1")
+    assert smem_bytes(small_k, get_arch()) == 128 * 128 * 4
+    assert smem_bytes(small_k.replace(double_smem_buffer=True), get_arch()) == 128 * 128 * 4
+    assert smem_bytes(make_config(tile_k=128, pipeline="compv1", double_smem_buffer=True), get_arch()) == (
+        2 * 256 * 128 * 2
+    )
+
+
+def test_register_budget_message_says_why():
+    result = validate(make_config(tile_m=256, tile_n=256))
+    assert "256 fp32 accumulators per thread" in result.message
+    assert "legal upstream on AMD" in result.message
+
+
+def test_violations_lists_every_broken_rule():
+    config = make_config(pipeline="compv4", scheduler="interwave", tile_m=256, tile_n=256)
+    assert [v.rule for v in violations(config)] == [
+        "interwave_pipeline",
+        "compv4_double_smem_buffer",
+        "register_budget",
+        "shared_memory",
+    ]
+
+
+def test_unknown_arch():
+    with pytest.raises(ValueError, match="accepted: sm_90a, sm_80"):
+        validate(make_config(), "sm_70")
+
+
+DEPTHWISE_CASES = [
+    ("depthwise_vector_width", dict(in_vec=8, out_vec=8), dict(in_vec=8, out_vec=8, dtype="fp32")),
+    (
+        "depthwise_vector_divides_tile",
+        dict(tile_w=32, out_vec=8, in_vec=8),
+        dict(tile_w=28, out_vec=8, in_vec=4),
+    ),
+    (
+        "depthwise_vector_divides_tile",
+        dict(tile_w=8, in_vec=8, stride_w=2),
+        dict(tile_w=4, sub_w=2, in_vec=8),
+    ),
+    ("depthwise_sub_tile", dict(sub_h=4), dict(sub_h=3)),
+    ("depthwise_padding", dict(pad_h=2), dict(pad_h=3)),
+    ("depthwise_shared_memory", dict(tile_h=64, tile_w=64, nbatch=4), dict(tile_h=128, tile_w=128, nbatch=8)),
+]
+
+
+@pytest.mark.parametrize(("rule", "passing", "failing"), DEPTHWISE_CASES, ids=[c[0] for c in DEPTHWISE_CASES])
+def test_depthwise_rule(rule, passing, failing):
+    assert validate(make_depthwise(**passing)).ok
+    bad = validate(make_depthwise(**failing))
+    assert bad.rule == rule, bad
+
+
+def test_every_depthwise_rule_is_covered():
+    assert {r.id for r in DEPTHWISE_RULES} == {c[0] for c in DEPTHWISE_CASES}
