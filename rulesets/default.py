@@ -1,0 +1,50 @@
+"""``default``: the small hand-curated set the heuristic relies on (ck_conventions §5).
+
+Ten tiles common to all three directions, CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), the first wave
+strategy of ``PREFERRED_WAVES`` that yields a warp tile; fwd on compv3 and compv4 (compv4 kept where the arch
+accepts it), backward on compv3 and mem, bwd_weight also with two-stage on and off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from generators.config import KernelConfig
+from generators.enums import DataType, Direction, Pipeline
+from rulesets import space
+from rulesets.full import build_config, wave_warp_choices
+from rulesets.space import PipelineChoice
+from rulesets.warp_tile import WarpTileKConvention
+
+COMMON_TILES = space.parse_tiles(
+    "32x64x32 32x128x32 64x32x32 64x64x32 64x128x32 128x32x32 128x64x32 128x128x32 128x256x32 256x128x32"
+)
+PREFERRED_WAVES = ((2, 2, 1), (2, 1, 1), (1, 2, 1), (1, 1, 1))
+DEFAULT_PIPELINES = {
+    Direction.FWD: (PipelineChoice(Pipeline.COMPV3), PipelineChoice(Pipeline.COMPV4)),
+    Direction.BWD_DATA: (PipelineChoice(Pipeline.COMPV3), PipelineChoice(Pipeline.MEM)),
+    Direction.BWD_WEIGHT: (PipelineChoice(Pipeline.COMPV3), PipelineChoice(Pipeline.MEM)),
+}
+
+
+def default_configs(
+    direction: Direction, dtype: DataType, ndim: int, convention: WarpTileKConvention
+) -> Iterator[KernelConfig]:
+    two_stage_values = (False, True) if direction is Direction.BWD_WEIGHT else (False,)
+    for tile in COMMON_TILES:
+        choices = dict(wave_warp_choices(tile, dtype, convention))
+        waves = next((w for w in PREFERRED_WAVES if w in choices), None)
+        if waves is None:
+            continue
+        for choice in DEFAULT_PIPELINES[direction]:
+            for two_stage in two_stage_values:
+                yield build_config(
+                    direction,
+                    dtype,
+                    ndim,
+                    tile,
+                    (waves, choices[waves]),
+                    choice,
+                    space.BASE_VECTOR,
+                    two_stage=two_stage,
+                )

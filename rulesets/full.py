@@ -1,0 +1,188 @@
+"""``full``: the rule-derived space of ck_conventions §5, enumerated from ``rulesets.space`` (pure functions).
+
+How the axes combine (a decision; upstream's exact product is not public): every tile of the direction's list
+meets every wave strategy that yields a warp tile, and around that core
+- every (pipeline, scheduler) pair of the direction, with CK's default vectors and no specialisation;
+- every specialisation of the tile (§5 rules), on compv3/intrawave with default vectors;
+- every other vector strategy, on compv3/intrawave without specialisation;
+- every feature family (split image, merged groups, two-stage, explicit GEMM, stream-K) on its own tiles;
+- depthwise (fwd, 2D): 20 parameter sets, filters 3 and 5 x strides 1 and 2 x five tiles.
+Varying one axis at a time around the core keeps ``full`` enumerable in well under the 2 s budget while every
+tile, wave strategy, pipeline, specialisation, vector strategy and family value occurs.
+
+The warp-tile rule: M,N 32x32 when the per-wave tile is >= 32 and a multiple of 32 in M and N, else 16x16;
+a wave strategy whose per-wave tile is not a multiple of 16 yields no warp tile and so no configuration.
+``warp_tile_k = min(max(k1, k_mfma), tile_k)`` with ``k1 = 4 if tile_k <= 16 else 8``.
+
+``full`` also holds every configuration of the legacy lists (``profiler`` and ``tests``): CK defines ``full``
+to contain them, and their odd tiles (64x64x80, 256x224, ...) are not all in the tile lists. Both sides are
+filtered by the same ``generators.validity``, so ``full`` contains ``profiler`` and ``tests`` after filtering.
+
+Upstream rules the NVIDIA arch spec (sm_90a) rejects, reported per configuration with the rule by
+``enumerate_ruleset(...).rejected`` and counted per rule in the parity report: the 256x256/224x256-class
+tiles on 256 threads (``register_budget``: more than 128 fp32 accumulators per thread), vector widths beyond
+16 bytes (``vector_width``, e.g. fp16 vec 16), wave layouts whose per-wave tile no MMA atom tiles, and tiles
+whose stages do not fit 227 KB of shared memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from generators.config import AnyConfig, DepthwiseConfig, KernelConfig
+from generators.enums import DataType, Direction, Specialization
+from rulesets import space
+from rulesets.space import PipelineChoice, Tile, VectorStrategy
+from rulesets.warp_tile import WarpTileKConvention, k_mfma, rule_k1, warp_tile_k
+
+WaveWarp = tuple[tuple[int, int, int], tuple[int, int, int]]
+
+
+def tiles_for(direction: Direction, dtype: DataType, ndim: int) -> tuple[Tile, ...]:
+    """The §5 tile list of a direction, with its 3D and fp32 drops applied."""
+    if direction is Direction.FWD:
+        drops = space.FWD_3D_DROPS if ndim == 3 else ()
+        tiles = space.FWD_TILES
+    elif direction is Direction.BWD_DATA:
+        drops = space.BWD_DATA_FP32_DROPS if dtype is DataType.FP32 else ()
+        tiles = space.BWD_DATA_TILES
+    else:
+        drops = space.BWD_WEIGHT_3D_DROPS if ndim == 3 else ()
+        tiles = space.BWD_WEIGHT_TILES
+    return tuple(t for t in tiles if t not in drops)
+
+
+def _warp_mn(per_wave: int) -> int | None:
+    if per_wave >= 32 and per_wave % 32 == 0:
+        return 32
+    return 16 if per_wave >= 16 and per_wave % 16 == 0 else None
+
+
+def wave_warp_choices(tile: Tile, dtype: DataType, convention: WarpTileKConvention) -> tuple[WaveWarp, ...]:
+    """(waves, warp tile) for every wave strategy that yields a warp tile on ``tile``."""
+    tile_m, tile_n, tile_k = tile
+    choices: list[WaveWarp] = []
+    for waves in space.WAVE_STRATEGIES.values():
+        if tile_m % waves[0] or tile_n % waves[1]:
+            continue
+        warp_m, warp_n = _warp_mn(tile_m // waves[0]), _warp_mn(tile_n // waves[1])
+        if warp_m is None or warp_n is None:
+            continue
+        side = min(warp_m, warp_n)
+        kmfma = k_mfma(dtype, side, side, convention)
+        if kmfma is None:
+            continue
+        choices.append((waves, (side, side, warp_tile_k(rule_k1(tile_k), kmfma, tile_k))))
+    return tuple(choices)
+
+
+def specializations_for(direction: Direction, tile: Tile) -> tuple[Specialization, ...]:
+    """§5: fwd tile_k 8 default only; fwd adds filter3x3 on small tiles; backward default + 1x1/s1/p0."""
+    if direction is not Direction.FWD:
+        return space.BACKWARD_SPECIALIZATIONS
+    if tile[2] == 8:
+        return (Specialization.DEFAULT,)
+    if tile[0] * tile[1] <= space.FILTER3X3_MAX_TILE_AREA:
+        return (*space.FORWARD_SPECIALIZATIONS, Specialization.FILTER3X3)
+    return space.FORWARD_SPECIALIZATIONS
+
+
+def build_config(
+    direction: Direction,
+    dtype: DataType,
+    ndim: int,
+    tile: Tile,
+    wave_warp: WaveWarp,
+    choice: PipelineChoice,
+    vector: VectorStrategy,
+    **features: object,
+) -> KernelConfig:
+    (wave_m, wave_n, wave_k), (warp_m, warp_n, warp_k) = wave_warp
+    vec_a, vec_b, vec_c = vector.widths(space.MAX_VECTOR_WIDTH[dtype])
+    return KernelConfig(
+        direction=direction,
+        dtype=dtype,
+        ndim_spatial=ndim,
+        tile_m=tile[0],
+        tile_n=tile[1],
+        tile_k=tile[2],
+        wave_m=wave_m,
+        wave_n=wave_n,
+        wave_k=wave_k,
+        warp_tile_m=warp_m,
+        warp_tile_n=warp_n,
+        warp_tile_k=warp_k,
+        vector_size_a=vec_a,
+        vector_size_b=vec_b,
+        vector_size_c=vec_c,
+        pipeline=choice.pipeline,
+        scheduler=choice.scheduler,
+        double_smem_buffer=choice.double_smem_buffer,
+        **features,
+    )
+
+
+def _core(
+    direction: Direction, dtype: DataType, ndim: int, convention: WarpTileKConvention
+) -> Iterator[KernelConfig]:
+    base_pipeline, base_vector = space.BASE_PIPELINE, space.BASE_VECTOR
+    for tile in tiles_for(direction, dtype, ndim):
+        for wave_warp in wave_warp_choices(tile, dtype, convention):
+            for choice in space.PIPELINES[direction]:
+                yield build_config(direction, dtype, ndim, tile, wave_warp, choice, base_vector)
+            for spec in specializations_for(direction, tile)[1:]:
+                yield build_config(
+                    direction, dtype, ndim, tile, wave_warp, base_pipeline, base_vector, specialization=spec
+                )
+            for vector in space.VECTOR_STRATEGIES[1:]:
+                yield build_config(direction, dtype, ndim, tile, wave_warp, base_pipeline, vector)
+
+
+def _families(
+    direction: Direction, dtype: DataType, ndim: int, convention: WarpTileKConvention
+) -> Iterator[KernelConfig]:
+    for family in space.FAMILIES:
+        if direction not in family.directions:
+            continue
+        excluded = {pipeline for ex_dtype, pipeline, _ in family.excluded if ex_dtype is dtype}
+        for tile in family.tiles:
+            for wave_warp in wave_warp_choices(tile, dtype, convention):
+                for choice in family.pipelines:
+                    if choice.pipeline in excluded:
+                        continue
+                    for variant in family.variants:
+                        yield build_config(
+                            direction, dtype, ndim, tile, wave_warp, choice, space.BASE_VECTOR, **variant
+                        )
+
+
+def _depthwise(dtype: DataType) -> Iterator[DepthwiseConfig]:
+    for filter_size in space.DEPTHWISE_FILTERS:
+        for stride in space.DEPTHWISE_STRIDES:
+            for shape in space.DEPTHWISE_SHAPES:
+                pad = (filter_size - 1) // 2
+                yield DepthwiseConfig(
+                    dtype=dtype,
+                    tile_h=shape.tile_h,
+                    tile_w=shape.tile_w,
+                    filter=filter_size,
+                    stride_h=stride,
+                    stride_w=stride,
+                    pad_h=pad,
+                    pad_w=pad,
+                    nbatch=shape.nbatch,
+                    sub_h=shape.sub_h,
+                    sub_w=shape.sub_w,
+                    in_vec=shape.vec,
+                    out_vec=shape.vec,
+                )
+
+
+def rule_configs(
+    direction: Direction, dtype: DataType, ndim: int, convention: WarpTileKConvention
+) -> Iterator[AnyConfig]:
+    """The rule-derived part of ``full`` (may repeat a configuration; the caller de-duplicates by name)."""
+    yield from _core(direction, dtype, ndim, convention)
+    yield from _families(direction, dtype, ndim, convention)
+    if direction is Direction.FWD and ndim == 2:
+        yield from _depthwise(dtype)

@@ -1,0 +1,109 @@
+"""Reading a legacy directory: every ``.conf`` file -> per-line outcomes and de-duplicated configurations.
+
+Each non-comment line is parsed (``rulesets.conf_lines``), converted (``rulesets.legacy_convert``) and then
+either *parsed* (its configurations are new), *duplicate* (they repeat an earlier line's: lines that differ
+only in thread-cluster ``Seq(...)`` or K0/K1 splits) or *skipped* (with upstream's reason). A line no format
+explains raises ``LegacyFormatError`` naming ``file:line``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from generators.config import AnyConfig
+from rulesets.conf_lines import LineFormatError, parse_line
+from rulesets.conf_tokens import is_comment_or_blank
+from rulesets.errors import LegacyFormatError, RulesetError
+from rulesets.legacy_convert import convert_line
+from rulesets.legacy_files import LegacyFileName, discover, parse_file_name
+from rulesets.warp_tile import WarpTileKConvention
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+class LineOutcome(BaseModel):
+    """What became of one device-op line."""
+
+    model_config = _FROZEN
+
+    line_number: int
+    text: str
+    status: Literal["parsed", "duplicate", "skipped"]
+    reason: str = ""
+    duplicate_of: int | None = None
+    notes: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    canonical_text: str | None = None
+
+
+class LegacyFileResult(BaseModel):
+    """One legacy file: its meaning, line counts, per-line outcomes and its unique configurations."""
+
+    model_config = _FROZEN
+
+    file: LegacyFileName
+    total_lines: int
+    comment_lines: int
+    outcomes: tuple[LineOutcome, ...]
+    configs: tuple[AnyConfig, ...]
+
+    def count(self, status: str) -> int:
+        return sum(1 for o in self.outcomes if o.status == status)
+
+
+def read_legacy_file(root: Path, path: Path, convention: WarpTileKConvention) -> LegacyFileResult:
+    file = parse_file_name(root, path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    outcomes: list[LineOutcome] = []
+    configs: list[AnyConfig] = []
+    first_line_of: dict[str, int] = {}
+    comments = 0
+    for number, text in enumerate(lines, start=1):
+        if is_comment_or_blank(text):
+            comments += 1
+            continue
+        try:
+            conversion = convert_line(parse_line(text), file, convention)
+        except LineFormatError as error:
+            raise LegacyFormatError(path, number, error.problem, error.expected) from None
+        if conversion.skip_reason is not None:
+            outcomes.append(
+                LineOutcome(line_number=number, text=text, status="skipped", reason=conversion.skip_reason)
+            )
+            continue
+        names = tuple(c.name for c in conversion.configs)
+        fresh = [c for c in conversion.configs if c.name not in first_line_of]
+        status: Literal["parsed", "duplicate"] = "parsed" if fresh else "duplicate"
+        outcomes.append(
+            LineOutcome(
+                line_number=number,
+                text=text,
+                status=status,
+                duplicate_of=None if fresh else first_line_of[names[0]],
+                notes=conversion.notes,
+                names=names,
+                canonical_text=conversion.canonical_text,
+            )
+        )
+        for config in fresh:
+            first_line_of[config.name] = number
+            configs.append(config)
+    return LegacyFileResult(
+        file=file,
+        total_lines=len(lines),
+        comment_lines=comments,
+        outcomes=tuple(outcomes),
+        configs=tuple(configs),
+    )
+
+
+def read_legacy_dir(root: Path, convention: WarpTileKConvention) -> tuple[LegacyFileResult, ...]:
+    """Every legacy file under ``root`` in path order; RulesetError when ``root`` is not a directory."""
+    if not root.is_dir():
+        raise RulesetError(
+            f"legacy directory {root} does not exist; pass --legacy-dir / legacy_dir= a configs dir"
+        )
+    return tuple(read_legacy_file(root, path, convention) for path in discover(root))

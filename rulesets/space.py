@@ -1,0 +1,225 @@
+"""The rule-derived configuration space of ck_conventions §5 as DATA: tiles, wave and vector strategies,
+pipeline/scheduler pairs, specialisations and the feature families. ``rulesets.full`` enumerates it.
+
+What is here is what upstream's ``full`` varies; nothing here decides legality on an arch (that is
+``generators.validity``). Upstream rules that NVIDIA's arch spec rejects are listed in ``rulesets.full``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from generators.enums import DataType, Direction, Pipeline, Scheduler, Specialization, StreamKReduction
+
+Tile = tuple[int, int, int]
+"""(tile_m, tile_n, tile_k)"""
+
+
+def parse_tiles(text: str) -> tuple[Tile, ...]:
+    return tuple(tuple(int(v) for v in item.split("x")) for item in text.split())  # type: ignore[misc]
+
+
+FWD_TILES = parse_tiles(
+    "16x16x64 16x16x128 16x32x64 16x64x64 16x128x64 16x256x64 32x16x64 32x64x32 32x64x64 32x128x32 32x128x64 "
+    "32x256x64 64x16x16 64x16x64 64x32x32 64x32x64 64x64x8 64x64x32 64x64x64 64x128x32 64x128x64 128x16x64 "
+    "128x32x32 128x32x64 128x64x8 128x64x16 128x64x32 128x64x64 128x128x32 128x128x64 128x256x32 224x256x64 "
+    "256x16x64 256x32x64 256x64x8 256x128x32 256x224x64 256x256x32"
+)
+FWD_3D_DROPS = parse_tiles("64x64x8 128x64x8 128x64x16 256x64x8")
+BWD_DATA_TILES = parse_tiles(
+    "16x64x32 32x64x32 32x128x32 64x16x16 64x16x32 64x16x64 64x32x32 64x64x32 64x128x32 128x32x16 128x32x32 "
+    "128x32x64 128x64x32 128x128x32 128x256x32 256x128x32"
+)
+BWD_DATA_FP32_DROPS = parse_tiles("64x16x64 128x32x64")
+BWD_WEIGHT_TILES = parse_tiles(
+    "16x16x32 16x16x64 16x32x64 16x64x64 16x128x32 16x128x64 16x256x32 16x256x64 32x16x64 32x32x32 "
+    "32x64x32 32x128x32 64x16x64 64x32x32 64x32x64 64x64x32 64x64x64 64x128x32 64x128x64 128x16x64 "
+    "128x32x32 128x64x32 128x128x32 128x128x64 128x256x32 256x16x64 256x32x64 256x128x32 256x256x32"
+)
+BWD_WEIGHT_3D_DROPS = parse_tiles("64x32x64 64x128x64 256x32x64")
+
+WAVE_STRATEGIES: MappingProxyType[str, tuple[int, int, int]] = MappingProxyType(
+    {
+        "SINGLE": (1, 1, 1),
+        "SPLIT_M": (2, 1, 1),
+        "SPLIT_N": (1, 2, 1),
+        "SPLIT_MN": (2, 2, 1),
+        "SPLIT_M4": (4, 1, 1),
+        "SPLIT_N4": (1, 4, 1),
+        "SPLIT_MK": (2, 1, 2),
+    }
+)
+
+
+@dataclass(frozen=True)
+class VectorStrategy:
+    """Vector widths as divisors of the dtype's maximum width m: (a, b, c) = (m // div_a, ...); 0 means 1."""
+
+    name: str
+    divisors: tuple[int, int, int]
+
+    def widths(self, max_width: int) -> tuple[int, int, int]:
+        a, b, c = (1 if d == 0 else max(1, max_width // d) for d in self.divisors)
+        return a, b, c
+
+
+# m = max width (8 fp16/bf16, 4 fp32), h = m/2, 1 = scalar; CK_DEFAULT is CK's (4, 8, 8) for half types.
+VECTOR_STRATEGIES = (
+    VectorStrategy("CK_DEFAULT", (2, 1, 1)),
+    VectorStrategy("UNIFORM_MAX", (1, 1, 1)),
+    VectorStrategy("MAX_AB_HALF_C", (1, 1, 2)),
+    VectorStrategy("HALF_UNIFORM", (2, 2, 2)),
+    VectorStrategy("MIN_AB_MAX_C", (0, 0, 1)),
+    VectorStrategy("GENERIC", (0, 0, 0)),
+)
+BASE_VECTOR = VECTOR_STRATEGIES[0]
+MAX_VECTOR_WIDTH: MappingProxyType[DataType, int] = MappingProxyType(
+    {DataType.FP16: 8, DataType.BF16: 8, DataType.FP32: 4}
+)
+
+
+@dataclass(frozen=True)
+class PipelineChoice:
+    """A (pipeline, scheduler) pair; compv4 always carries the double shared-memory buffer (§5)."""
+
+    pipeline: Pipeline
+    scheduler: Scheduler = Scheduler.INTRAWAVE
+
+    @property
+    def double_smem_buffer(self) -> bool:
+        return self.pipeline is Pipeline.COMPV4
+
+
+# Upstream's eight pipelines (interwave only with basic_v1 and mem); basic_v2 and wavelet are not in full.
+_ALL_PIPELINES = (
+    PipelineChoice(Pipeline.BASIC_V1),
+    PipelineChoice(Pipeline.BASIC_V1, Scheduler.INTERWAVE),
+    PipelineChoice(Pipeline.MEM),
+    PipelineChoice(Pipeline.MEM, Scheduler.INTERWAVE),
+    PipelineChoice(Pipeline.COMPV3),
+    PipelineChoice(Pipeline.COMPV4),
+    PipelineChoice(Pipeline.COMPV5),
+    PipelineChoice(Pipeline.COMPV6),
+    PipelineChoice(Pipeline.BASIC_ASYNC_V1),
+    PipelineChoice(Pipeline.COMP_ASYNC),
+)
+# compv5 is forward only (§5).
+PIPELINES: MappingProxyType[Direction, tuple[PipelineChoice, ...]] = MappingProxyType(
+    {
+        Direction.FWD: _ALL_PIPELINES,
+        Direction.BWD_DATA: tuple(p for p in _ALL_PIPELINES if p.pipeline is not Pipeline.COMPV5),
+        Direction.BWD_WEIGHT: tuple(p for p in _ALL_PIPELINES if p.pipeline is not Pipeline.COMPV5),
+    }
+)
+BASE_PIPELINE = PipelineChoice(Pipeline.COMPV3)
+
+FILTER3X3_MAX_TILE_AREA = 4096
+BACKWARD_SPECIALIZATIONS = (Specialization.DEFAULT, Specialization.FILTER1X1_STRIDE1_PAD0)
+FORWARD_SPECIALIZATIONS = (
+    Specialization.DEFAULT,
+    Specialization.FILTER1X1_PAD0,
+    Specialization.FILTER1X1_STRIDE1_PAD0,
+)
+
+
+@dataclass(frozen=True)
+class Family:
+    """A feature family: tiles on which ``features`` (KernelConfig field values) are set, on the base pipeline
+    unless ``pipelines`` says otherwise, for ``directions``; ``excluded`` lists (dtype, pipeline) pairs with
+    the reason upstream leaves them out."""
+
+    name: str
+    directions: tuple[Direction, ...]
+    tiles: tuple[Tile, ...]
+    variants: tuple[MappingProxyType[str, object], ...]
+    pipelines: tuple[PipelineChoice, ...] = (BASE_PIPELINE,)
+    excluded: tuple[tuple[DataType, Pipeline, str], ...] = ()
+
+
+def _variants(*dicts: dict[str, object]) -> tuple[MappingProxyType[str, object], ...]:
+    return tuple(MappingProxyType(d) for d in dicts)
+
+
+FAMILIES = (
+    Family(
+        "split_image",
+        (Direction.FWD,),
+        parse_tiles("64x64x32 64x64x64 128x64x32 128x128x32 256x128x32"),
+        _variants({"split_image": True}),
+    ),
+    Family(
+        "merged_groups",
+        (Direction.FWD,),
+        parse_tiles("64x16x16 64x32x32 128x32x32 128x64x32"),
+        _variants({"num_groups_to_merge": 8}),
+    ),
+    Family(
+        "merged_groups_wide",
+        (Direction.FWD,),
+        parse_tiles("64x16x16"),
+        _variants({"num_groups_to_merge": 16}, {"num_groups_to_merge": 32}),
+    ),
+    Family(
+        "two_stage",
+        (Direction.BWD_WEIGHT,),
+        parse_tiles("16x128x32 32x64x32 64x32x32 64x64x32 64x64x64 128x128x32"),
+        _variants({"two_stage": True}),
+    ),
+    Family(
+        "explicit_gemm",
+        (Direction.BWD_WEIGHT,),
+        parse_tiles("16x16x64 16x32x64 16x64x64 32x16x64 64x16x64 128x128x64"),
+        _variants({"explicit_gemm": True, "specialization": Specialization.FILTER1X1_STRIDE1_PAD0}),
+    ),
+    Family(
+        "merged_groups",
+        (Direction.BWD_WEIGHT,),
+        parse_tiles("16x16x32 32x32x32 64x64x32"),
+        _variants({"num_groups_to_merge": 2}, {"num_groups_to_merge": 4}, {"num_groups_to_merge": 8}),
+    ),
+    Family(
+        "streamk",
+        (Direction.BWD_WEIGHT,),
+        parse_tiles("16x16x32 16x32x64 32x16x64 64x16x64 64x64x64 128x32x32"),
+        _variants(
+            {
+                "streamk_enabled": True,
+                "streamk_reduction": StreamKReduction.TREE,
+                "streamk_persistent": False,
+            },
+            {"streamk_enabled": True, "streamk_reduction": StreamKReduction.TREE, "streamk_persistent": True},
+        ),
+        pipelines=(
+            PipelineChoice(Pipeline.BASIC_V1),
+            PipelineChoice(Pipeline.MEM),
+            PipelineChoice(Pipeline.BASIC_ASYNC_V1),
+        ),
+        excluded=(
+            (DataType.FP32, Pipeline.BASIC_ASYNC_V1, "stream-K with fp32 and async: upstream not supported"),
+        ),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class DepthwiseShape:
+    """Per-tile depthwise parameters (batching, sub-tile, vectors) used with every filter and stride."""
+
+    tile_h: int
+    tile_w: int
+    nbatch: int
+    sub_h: int
+    sub_w: int
+    vec: int
+
+
+DEPTHWISE_FILTERS = (3, 5)
+DEPTHWISE_STRIDES = (1, 2)
+DEPTHWISE_SHAPES = (
+    DepthwiseShape(8, 8, 8, 2, 2, 2),
+    DepthwiseShape(14, 28, 1, 2, 4, 4),
+    DepthwiseShape(16, 16, 8, 1, 4, 8),
+    DepthwiseShape(28, 28, 1, 4, 4, 4),
+    DepthwiseShape(32, 32, 1, 4, 4, 8),
+)
