@@ -1,0 +1,103 @@
+// tiledispatch_profiler: CK's `ckProfiler grouped_conv_*_tile` for the tiledispatch instance libraries.
+// Exit status: 0 ok; 1 an instance failed, or --verify-instances found a difference; 2 usage error;
+// 3 no GPU, a CUDA error outside an instance, a registry error or an unwritable output file.
+#include <exception>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "instance_catalog.hpp"
+#include "options.hpp"
+#include "problem_table.hpp"
+#include "profile_session.hpp"
+#include "registration.hpp"
+#include "report.hpp"
+#include "tiledispatch/runtime/check.hpp"
+#include "tiledispatch/runtime/registry.hpp"
+
+namespace td = tiledispatch;
+namespace tp = tiledispatch::profiler;
+
+namespace {
+
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitEnvironment = 3;
+
+int usage_error(const std::string& what, const std::optional<td::ConvDirection>& subcommand) {
+  std::cerr << "error: " << what << '\n' << tp::usage(subcommand);
+  return kExitUsage;
+}
+
+void write_reports(const tp::Options& options, const std::vector<tp::Result>& results) {
+  if (!options.csv_file.empty()) tp::write_csv(options.csv_file, results);
+  if (!options.json_file.empty()) tp::write_json(options.json_file, results);
+}
+
+// The run path. The registry is filled before the first CUDA call, so a registry error is reported as such.
+int run_problems(const tp::Options& options, const td::Registry& registry) {
+  const std::vector<tp::NamedProblem> problems =
+      options.problem ? std::vector<tp::NamedProblem>{{"", *options.problem}} : tp::read_problem_table(options.problems_file);
+  const std::string device = tp::require_gpu();
+  std::cout << "device: " << device << '\n';
+  std::vector<tp::Result> results;
+  bool ok = false;
+  try {
+    ok = tp::run_sweep(options, registry, problems, results, std::cout, std::cerr);
+  } catch (const tp::ContextLostError& e) {
+    std::cout.flush();
+    std::cerr << "error: the CUDA context is lost after " << e.what() << "; stopping the sweep\n";
+    write_reports(options, results);
+    return kExitFailed;
+  }
+  write_reports(options, results);
+  return ok ? 0 : kExitFailed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  tp::Options options;
+  try {
+    options = tp::parse_command_line(args);
+  } catch (const tp::UsageError& e) {
+    return usage_error(e.what(), tp::leading_subcommand(args));
+  }
+  if (options.mode == tp::Mode::kHelp) {
+    std::cout << tp::usage(options.subcommand);
+    return 0;
+  }
+  try {
+    td::Registry registry;
+    tp::register_all_instances(registry);
+    switch (options.mode) {
+      case tp::Mode::kList:
+        tp::print_instance_list(registry, options.directions, options.instance_regex, std::cout);
+        return 0;
+      case tp::Mode::kVerifyInstances:
+        return tp::verify_instances(registry, options.expected_files, options.subcommand, std::cout) ? 0
+                                                                                                      : kExitFailed;
+      case tp::Mode::kRun:
+        return run_problems(options, registry);
+      case tp::Mode::kHelp:
+        break;
+    }
+  } catch (const tp::UsageError& e) {
+    return usage_error(e.what(), options.subcommand);
+  } catch (const tp::NoGpuError& e) {
+    std::cerr << "error: " << e.what() << " (--list and --verify-instances work without one)\n";
+    return kExitEnvironment;
+  } catch (const td::RegistryError& e) {
+    std::cerr << "error: instance registration failed: " << e.what() << '\n';
+    return kExitEnvironment;
+  } catch (const td::CudaError& e) {
+    std::cerr << "error: CUDA: " << e.what() << '\n';
+    return kExitEnvironment;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return kExitEnvironment;
+  }
+  return 0;
+}
