@@ -10,6 +10,7 @@ Methods: ``env.TDProgressScope(targets)`` (call once the graph is declared).
 from __future__ import annotations
 
 import atexit
+import sys
 import threading
 import time
 
@@ -29,17 +30,23 @@ class Progress:
         self.lock = threading.Lock()
         self.started_units = 0
         self.units: dict[Node, Node] = {}
+        # SCons clears a node's own "cached" flag once it is built, so retrievals are recorded as printed.
+        self.from_cache: set[Node] = set()
 
-    def next_index(self) -> int:
+    def emit(self, line: str, counted: bool) -> None:
+        """Print one whole line; job threads print concurrently, and print() writes text and newline apart."""
         with self.lock:
-            self.started_units += 1
-            return self.started_units
+            if counted:
+                self.started_units += 1
+                line = f"[{self.started_units}/{len(self.units)}] {line}"
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
 
     def summary(self) -> str:
         compiled = cached = up_to_date = failed = 0
         for obj in self.units:
             state = obj.get_state()
-            if getattr(obj, "cached", 0):
+            if obj in self.from_cache:
                 cached += 1
             elif state == SCons.Node.executed:
                 compiled += 1
@@ -60,13 +67,10 @@ class Progress:
 def _print_line(line: str, target: list, source: list, env: Environment) -> None:
     progress: Progress = env["TD_PROGRESS"]
     unit = progress.units.get(target[0]) if target else None
-    if unit is None:
-        print(line, flush=True)
-        return
-    total = len(progress.units)
-    if line.startswith("Retrieved"):
+    if unit is not None and line.startswith("Retrieved"):
         line = f"cache {unit.name}"
-    print(f"[{progress.next_index()}/{total}] {line}", flush=True)
+        progress.from_cache.add(target[0])
+    progress.emit(line, counted=unit is not None)
 
 
 def _reachable_units(env: Environment, targets: list) -> dict[Node, Node]:

@@ -1,0 +1,51 @@
+"""Pure pieces of the build rules: default parallelism and option parsing, without SCons."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from build_sandbox import REPO_ROOT
+
+pytestmark = pytest.mark.build
+
+GIB = 1 << 30
+
+
+@pytest.fixture
+def build_rules(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.syspath_prepend(str(REPO_ROOT / "site_scons"))
+    from tiledispatch_build import jobs, options
+
+    return jobs, options
+
+
+@pytest.mark.parametrize(
+    ("cores", "memory_gib", "expected"),
+    [(2, 24, 2), (16, 128, 16), (16, 24, 8), (64, 8, 2), (4, 1, 1)],
+)
+def test_default_jobs_is_cores_capped_by_memory(build_rules, cores: int, memory_gib: int, expected: int) -> None:
+    jobs, _ = build_rules
+    assert jobs.default_jobs(cores, memory_gib * GIB) == expected
+
+
+def test_lists_are_canonical_and_deduplicated(build_rules) -> None:
+    _, options = build_rules
+    parsed = options.parse_options({"directions": "bwd_weight,fwd,fwd", "ndims": "3,2"}, Path("/repo"))
+    assert parsed.directions == ("fwd", "bwd_weight")
+    assert parsed.ndims == (2, 3)
+    assert parsed.dtypes == ("fp16", "bf16", "fp32")
+
+
+def test_paths_are_relative_to_the_repository(build_rules) -> None:
+    _, options = build_rules
+    parsed = options.parse_options({"cache_dir": "cache"}, Path("/repo"))
+    assert parsed.cache_dir == Path("/repo/cache")
+    assert parsed.legacy_dir == Path("/repo/../shared/legacy/ck_builder_configs")
+    assert parsed.variant == "tiny-sm_90a"
+
+
+def test_pinned_toolchain_rejects_a_cuda_root(build_rules) -> None:
+    _, options = build_rules
+    with pytest.raises(options.OptionError, match="applies only to toolchain=system"):
+        options.parse_options({"cuda_root": "/usr/local/cuda"}, Path("/repo"))
