@@ -1,9 +1,10 @@
 """Build-test helpers: a throw-away copy of the build rules over a synthetic repository and a fake nvcc.
 
-The sandbox holds the real ``SConstruct`` and ``site_scons/`` and, from ``fixture_repo/``, a stand-in generator
-(same ``build_api`` contract), two kernel-template headers, one runtime and one profiler source, and a fake CUDA
-root whose ``bin/nvcc`` records each call (``calls.log``) and its environment (``env.log``) and writes outputs
-derived from its inputs. Builds take well under a second, so every incremental behaviour gets its own test.
+The sandbox holds the real ``SConstruct`` and ``site_scons/`` and, from ``fixture_repo/``, a stand-in
+generator (same ``build_api`` contract), two kernel-template headers, one runtime and one profiler source, and
+a fake CUDA root whose ``bin/nvcc`` records each call (``calls.log``) and its environment (``env.log``) and
+writes outputs derived from its inputs. Builds take well under a second, so every incremental behaviour
+gets its own test.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ class Sandbox:
             command, cwd=self.root, capture_output=True, text=True, env=env or os.environ.copy(), check=False
         )
         if check and run.returncode != 0:
-            raise AssertionError(f"scons {' '.join(args)} failed ({run.returncode}):\n{run.stdout}\n{run.stderr}")
+            output = f"{run.stdout}\n{run.stderr}"
+            raise AssertionError(f"scons {' '.join(args)} failed ({run.returncode}):\n{output}")
         return run
 
     def calls(self) -> list[str]:
@@ -73,8 +75,7 @@ class Sandbox:
 def make_sandbox(path: Path) -> Sandbox:
     path.mkdir(parents=True)
     shutil.copy2(REPO_ROOT / "SConstruct", path / "SConstruct")
-    shutil.copytree(REPO_ROOT / "site_scons", path / "site_scons", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(FIXTURE_REPO, path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    no_caches = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(REPO_ROOT / "site_scons", path / "site_scons", ignore=no_caches)
+    shutil.copytree(FIXTURE_REPO, path, dirs_exist_ok=True, ignore=no_caches)
     return Sandbox(path)
-
-

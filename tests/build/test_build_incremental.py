@@ -130,9 +130,8 @@ def test_build_killed_mid_compile_ends_correct_after_restart(sandbox: Sandbox) -
     sandbox.scons("generate")
     (sandbox.cuda / "SLOW").write_text("30")
     command = [sys.executable, "-m", "SCons", "-j1", "toolchain=system", f"cuda_root={sandbox.cuda}", "check"]
-    process = subprocess.Popen(
-        command, cwd=sandbox.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    process = subprocess.Popen(command, cwd=sandbox.root, start_new_session=True, **quiet)
     try:
         deadline = time.monotonic() + 60
         # The fake nvcc writes a partial object and sleeps: kill while the first unit is half written.

@@ -24,7 +24,7 @@ def build_rules(monkeypatch: pytest.MonkeyPatch):
     ("cores", "memory_gib", "expected"),
     [(2, 24, 2), (16, 128, 16), (16, 24, 8), (64, 8, 2), (4, 1, 1)],
 )
-def test_default_jobs_is_cores_capped_by_memory(build_rules, cores: int, memory_gib: int, expected: int) -> None:
+def test_default_jobs_is_cores_capped_by_memory(build_rules, cores: int, memory_gib: int, expected: int):
     jobs, _ = build_rules
     assert jobs.default_jobs(cores, memory_gib * GIB) == expected
 
