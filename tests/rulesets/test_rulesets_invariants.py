@@ -1,0 +1,125 @@
+"""Rule-set invariants (ck_conventions §5): full ⊇ profiler, full ⊇ tests, full-tests ⊆ full,
+tiny ⊆ full-tests, >= 10 tiny configurations per direction, unique names, deterministic order and
+byte-identical exports."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from generators.enums import Category, DataType, Direction
+from rulesets import (
+    RULESET_NAMES,
+    RulesetError,
+    RulesetRequest,
+    RulesetResult,
+    WarpTileKConvention,
+    enumerate_ruleset,
+)
+from rulesets.full import rule_configs
+
+COMBOS = [(d.value, t.value, n) for d in Direction for t in DataType for n in (2, 3)]
+
+
+@cache
+def result(ruleset: str, direction: str, dtype: str, ndim: int) -> RulesetResult:
+    return enumerate_ruleset(
+        RulesetRequest.build(ruleset=ruleset, direction=direction, dtype=dtype, ndim=ndim)
+    )
+
+
+def names(ruleset: str, *combo: object) -> set[str]:
+    return {c.name for c in result(ruleset, *combo).configs}
+
+
+@pytest.mark.parametrize("combo", COMBOS, ids=lambda c: "-".join(map(str, c)))
+def test_subset_invariants(combo: tuple[str, str, int]) -> None:
+    full = names("full", *combo)
+    assert names("profiler", *combo) <= full
+    assert names("tests", *combo) <= full
+    assert names("full-tests", *combo) <= full
+    assert names("tiny", *combo) <= names("full-tests", *combo)
+
+
+def test_full_takes_legacy_configs_the_rules_do_not_derive() -> None:
+    """The §5 axes alone do not produce every legacy configuration (their waves/vectors differ): full must
+    take the legacy-derived ones for full ⊇ profiler/tests to hold."""
+    combo = (Direction.BWD_DATA, DataType.FP16, 2)
+    derived = {c.name for c in rule_configs(*combo, WarpTileKConvention.CURRENT)}
+    legacy = names("profiler", "bwd_data", "fp16", 2) | names("tests", "bwd_data", "fp16", 2)
+    not_derived = legacy - derived
+    assert not_derived and not_derived <= names("full", "bwd_data", "fp16", 2)
+
+
+@pytest.mark.parametrize("direction", [d.value for d in Direction])
+def test_tiny_per_direction(direction: str) -> None:
+    tiny = [c for t in DataType for n in (2, 3) for c in result("tiny", direction, t.value, n).configs]
+    assert 10 <= len(tiny) <= 16
+    categories = {c.category for c in tiny}
+    if direction == "fwd":
+        assert Category.DEPTHWISE in categories
+    if direction == "bwd_weight":
+        assert Category.STREAMK in categories
+
+
+@pytest.mark.parametrize("ruleset", RULESET_NAMES)
+def test_names_unique_and_sorted(ruleset: str) -> None:
+    for combo in COMBOS[::5]:
+        configs = result(ruleset, *combo).configs
+        listed = [c.name for c in configs]
+        assert listed == sorted(set(listed))
+
+
+def export(ruleset: str, combo: tuple[str, str, int]) -> bytes:
+    fresh = enumerate_ruleset(
+        RulesetRequest.build(ruleset=ruleset, direction=combo[0], dtype=combo[1], ndim=combo[2])
+    )
+    items = [
+        {"name": c.name, "instance_string": c.instance_string, **c.model_dump(mode="json")}
+        for c in fresh.configs
+    ]
+    return json.dumps({"instances": items}, sort_keys=True).encode()
+
+
+@pytest.mark.parametrize("ruleset", ["full", "profiler", "default"])
+def test_exports_byte_identical_across_runs(ruleset: str) -> None:
+    combo = ("bwd_weight", "fp16", 2)
+    assert export(ruleset, combo) == export(ruleset, combo)
+
+
+def test_every_full_rejection_names_a_rule() -> None:
+    rejected = result("full", "fwd", "fp16", 2).rejected
+    assert rejected and all(r.rule and r.message for r in rejected)
+    assert "register_budget" in {r.rule for r in rejected}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        (
+            "ruleset",
+            "huge",
+            "unknown rule set 'huge'; accepted: tiny, default, tests, profiler, full, full-tests",
+        ),
+        ("direction", "bwd", "unknown direction 'bwd'; accepted: fwd, bwd_data, bwd_weight"),
+        ("dtype", "fp64", "unknown dtype 'fp64'; accepted: fp16, bf16, fp32"),
+        ("ndim", 1, "unknown ndim 1; accepted: 2, 3"),
+        ("arch", "sm_70", "unknown arch 'sm_70'"),
+    ],
+)
+def test_bad_request_is_one_line(field: str, value: object, expected: str) -> None:
+    fields = {"ruleset": "tiny", "direction": "fwd", "dtype": "fp16", "ndim": 2, field: value}
+    with pytest.raises(RulesetError) as caught:
+        enumerate_ruleset(RulesetRequest.build(**fields))
+    assert str(caught.value).startswith(expected) and "\n" not in str(caught.value)
+
+
+def test_missing_legacy_dir_is_one_line(tmp_path: Path) -> None:
+    request = RulesetRequest.build(
+        ruleset="full", direction="fwd", dtype="fp16", ndim=2, legacy_dir=tmp_path / "x"
+    )
+    with pytest.raises(RulesetError, match="does not exist"):
+        enumerate_ruleset(request)
