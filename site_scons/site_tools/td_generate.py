@@ -121,7 +121,11 @@ def generate(env: Environment) -> None:
     root = env.Dir("#").abspath
     if root not in sys.path:
         sys.path.insert(0, root)
-    env["TD_BUILD_API"] = importlib.import_module("generators.build_api")
+    try:
+        env["TD_BUILD_API"] = importlib.import_module("generators.build_api")
+    except ImportError as error:
+        print(f"scons: *** the generator API is not importable: {error}", file=sys.stderr)
+        Exit(2)
     env["BUILDERS"]["TDGenerateBuilder"] = Builder(
         action=Action(_generate, "generate $TD_GENERATE_LABEL"), emitter=_emitter
     )

@@ -7,6 +7,8 @@ with timestamp short-cuts (fast no-op builds), the shared cache and the default 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from SCons.Environment import Base as Environment
 from SCons.Script import GetOption, SetOption
 from tiledispatch_build.jobs import machine_jobs
@@ -31,6 +33,8 @@ def generate(env: Environment) -> None:
         TD_OBJ_DIR=f"{build_dir}/obj",
         TD_LIB_DIR=f"{build_dir}/lib",
     )
+    # Created here so that SCons does not announce the directory it makes for its signature database.
+    Path(env.Dir(build_dir).abspath).mkdir(parents=True, exist_ok=True)
     env.SConsignFile(f"{build_dir}/sconsign")
     # Content signatures decide; an unchanged timestamp skips re-hashing, which keeps no-op builds fast.
     env.Decider("content-timestamp")
