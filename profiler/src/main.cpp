@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -35,10 +36,42 @@ void write_reports(const tp::Options& options, const std::vector<tp::Result>& re
   if (!options.json_file.empty()) tp::write_json(options.json_file, results);
 }
 
+// --dry-run: what a run would do, from host data only.
+void print_plan(const tp::Options& options, const td::Registry& registry,
+                const std::vector<tp::NamedProblem>& problems) {
+  const std::regex pattern(options.instance_regex);
+  for (size_t i = 0; i < problems.size(); ++i) {
+    const td::ConvProblem& p = problems[i].problem;
+    for (const auto direction : options.directions) {
+      for (const auto dtype : options.dtypes) {
+        const auto matching = registry.filter([&](const td::GroupedConvInstance& instance) {
+          const td::Signature s = instance.signature();
+          return s.direction == direction && s.dtype == dtype && s.ndim_spatial == p.ndim_spatial &&
+                 (options.instance_regex.empty() || std::regex_search(std::string(instance.name()), pattern));
+        });
+        std::cout << "problem " << (problems[i].name.empty() ? "#" + std::to_string(i) : problems[i].name) << ": "
+                  << td::to_token(direction) << ' ' << td::to_token(dtype) << ' ' << p.to_string();
+        if (direction == td::ConvDirection::kBwdWeight) {
+          std::cout << " split-K";
+          for (size_t k = 0; k < options.split_k.size(); ++k) std::cout << (k ? "," : " ") << options.split_k[k];
+        }
+        std::cout << ", " << matching.size() << " matching instances\n";
+        for (const auto* instance : matching) std::cout << "  " << instance->name() << '\n';
+      }
+    }
+  }
+  std::cout << "verify " << options.verify << ", init " << tp::to_token(options.init) << ", time " << options.time
+            << ", warmup " << options.warmup << ", repeat " << options.repeat << '\n';
+}
+
 // The run path. The registry is filled before the first CUDA call, so a registry error is reported as such.
 int run_problems(const tp::Options& options, const td::Registry& registry) {
   const std::vector<tp::NamedProblem> problems =
       options.problem ? std::vector<tp::NamedProblem>{{"", *options.problem}} : tp::read_problem_table(options.problems_file);
+  if (options.dry_run) {
+    print_plan(options, registry, problems);
+    return 0;
+  }
   const std::string device = tp::require_gpu();
   std::cout << "device: " << device << '\n';
   std::vector<tp::Result> results;

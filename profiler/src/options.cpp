@@ -266,6 +266,8 @@ Options parse_command_line(const std::vector<std::string>& args) {
       throw UsageError("unexpected argument '" + flag + "' (positional arguments come right after the subcommand)");
     } else if (flag == "--list") {
       list = true;
+    } else if (flag == "--dry-run") {
+      options.dry_run = true;
     } else if (flag == "--verify-instances") {
       options.expected_files.push_back(value());
       // Several files may follow one flag: every token up to the next flag.
@@ -386,7 +388,8 @@ std::string usage(const std::optional<ConvDirection>& subcommand) {
       "    --verify 0|1 (1)  --init float|int|constant (float)  --log 0|1  --time 0|1 (1)\n"
       "    --warmup N (5)  --repeat N (20)  --instances REGEX  --seed N\n"
       "    --problems FILE.csv  --csv FILE  --json FILE\n"
-      "    --list  --verify-instances EXPECTED.txt [MORE.txt ..]\n";
+      "    --list  --verify-instances EXPECTED.txt [MORE.txt ..]\n"
+      "    --dry-run  print the jobs and the matching instances without running anything\n";
   if (subcommand) {
     const bool bwd_weight = *subcommand == ConvDirection::kBwdWeight;
     s << "usage: tiledispatch_profiler " << subcommand_name(*subcommand)

@@ -44,6 +44,7 @@ struct Options {
   std::string json_file;
   std::vector<std::string> expected_files;
   uint64_t seed = 20260101;
+  bool dry_run = false;  // print the jobs and matching instances, touch no GPU
 };
 
 // Parses argv (without the program name). Throws UsageError.

@@ -1,0 +1,90 @@
+"""Compiles the profiler sources for the tests, once per source content (cached under build/, shared by xdist
+workers through a file lock)."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+CACHE_DIR = REPO_ROOT / "build" / "test-profiler"
+PINNED_NVCC = REPO_ROOT / ".venv/lib/python3.11/site-packages/nvidia/cu13/bin/nvcc"
+
+
+def find_nvcc() -> Path | None:
+    """$TD_NVCC, else the pinned wheel's nvcc, else the system CUDA's (the GPU machine has no wheel)."""
+    candidates = [
+        os.environ.get("TD_NVCC"),
+        str(PINNED_NVCC),
+        "/usr/local/cuda/bin/nvcc",
+        shutil.which("nvcc"),
+    ]
+    for candidate in candidates:
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    return None
+
+
+def profiler_sources() -> list[Path]:
+    src = REPO_ROOT / "profiler" / "src"
+    return [
+        *sorted([*src.glob("*.cpp"), *src.glob("*.cu")]),
+        REPO_ROOT / "instances" / "src" / "registry.cpp",
+    ]
+
+
+def _digest(paths: list[Path], flags: list[str]) -> str:
+    h = hashlib.sha256("\0".join(flags).encode())
+    headers = sorted((REPO_ROOT / "instances" / "include").rglob("*.hpp")) + sorted(FIXTURES.rglob("*.hpp"))
+    headers += sorted((REPO_ROOT / "profiler" / "src").glob("*.hpp"))
+    for path in [*paths, *headers]:
+        h.update(str(path.relative_to(REPO_ROOT)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def build(name: str, sources: list[Path], extra_flags: list[str] | None = None) -> Path:
+    """Compile `sources` into one executable; return its path. Raises RuntimeError with nvcc's output."""
+    nvcc = find_nvcc()
+    if nvcc is None:
+        raise RuntimeError("no nvcc found (pinned wheel, $TD_NVCC, /usr/local/cuda)")
+    flags = [
+        "-std=c++17",
+        "-O2",
+        "-gencode=arch=compute_90a,code=sm_90a",
+        "-I",
+        str(REPO_ROOT / "instances" / "include"),
+        "-I",
+        str(REPO_ROOT / "profiler" / "src"),
+        # Test doubles last: a real header of the same name in instances/include wins.
+        "-I",
+        str(FIXTURES / "include"),
+        "-cudart",
+        "static",
+        *(extra_flags or []),
+    ]
+    lib_dir = nvcc.parent.parent / "lib"
+    if (lib_dir / "libcudart_static.a").is_file():
+        flags += ["-L", str(lib_dir)]
+    out_dir = CACHE_DIR / f"{name}-{_digest(sources, flags)}"
+    binary = out_dir / name
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open(out_dir / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not binary.is_file():
+            temp = out_dir / f"{name}.partial"
+            result = subprocess.run(
+                [str(nvcc), *flags, *map(str, sources), "-o", str(temp)],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if result.returncode != 0:
+                raise RuntimeError(f"nvcc failed for {name}:\n{result.stdout}\n{result.stderr}")
+            temp.rename(binary)
+    return binary
