@@ -73,6 +73,12 @@ class GroupedConvInstance {
   // Exact: false (with a reason) for every problem this instance cannot compute correctly and in bounds.
   virtual Support is_supported(const ConvProblem& problem) const = 0;
   virtual size_t workspace_bytes(const ConvProblem& /*problem*/) const { return 0; }
+  // The run-time arguments against the problem (k_batch, workspace size, pointer alignment); run() refuses
+  // with cudaErrorInvalidValue what this rejects. The default accepts only k_batch == 1.
+  virtual Support check_args(const ConvProblem& /*problem*/, const ConvArgs& args) const {
+    if (args.k_batch != 1) return Support::no("k_batch " + std::to_string(args.k_batch) + ": only 1 is supported");
+    return Support::yes();
+  }
   // Launches on args.stream; returns the launch error, if any. Call only when is_supported(problem).
   virtual cudaError_t run(const ConvProblem& problem, const ConvArgs& args) const = 0;
 

@@ -1,0 +1,264 @@
+// ImplicitGemmInstance<Traits>: a grouped-convolution instance (fwd, bwd_data or bwd_weight) built from a
+// traits struct of named constexpr members (docs/architecture.md §2a). Its instance string is a compile-time
+// constant of the traits; is_supported() is exact; run() launches implicit_gemm_kernel<Config>.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "tiledispatch/kernels/fixed_string.hpp"
+#include "tiledispatch/kernels/implicit_gemm_config.hpp"
+#include "tiledispatch/kernels/implicit_gemm_kernel.cuh"
+#include "tiledispatch/runtime/check.hpp"
+#include "tiledispatch/runtime/instance.hpp"
+
+namespace tiledispatch {
+
+namespace kernels {
+
+constexpr std::string_view kernel_token(ConvDirection d) {
+  switch (d) {
+    case ConvDirection::kFwd: return "GroupedConvolutionForwardKernel";
+    case ConvDirection::kBwdData: return "GroupedConvolutionBackwardDataKernel";
+    case ConvDirection::kBwdWeight: return "GroupedConvolutionBackwardWeightKernel";
+  }
+  return "?";
+}
+
+// CK's get_instance_string() (ck_conventions §3): fwd 31 fields, bwd_data 30 (no ExplicitGemm), bwd_weight
+// 31 (+ IsStreamK, ReductionStrategy, PersistentDP for stream-K).
+template <class Traits>
+constexpr FixedString<512> build_instance_string() {
+  FieldList<400> f;
+  const bool is3d = Traits::kNDimSpatial == 3;
+  const std::string_view type = to_token(Traits::kDataType);
+  f.field(Traits::kNDimSpatial)
+      .field(to_token(Traits::kSpecialization))
+      .field(std::string_view(is3d ? "NDHWGC" : "NHWGC"))
+      .field(std::string_view(is3d ? "GKZYXC" : "GKYXC"))
+      .field(std::string_view("EmptyTuple"))
+      .field(std::string_view(is3d ? "NDHWGK" : "NHWGK"))
+      .field(Traits::kVectorSizeA)
+      .field(Traits::kVectorSizeB)
+      .field(Traits::kVectorSizeC)
+      .field(Traits::kNumGroupsToMerge)
+      .field(Traits::kSplitImage);
+  if (Traits::kDirection != ConvDirection::kBwdData) f.field(Traits::kExplicitGemm);
+  f.field(Traits::kTileM).field(Traits::kTileN).field(Traits::kTileK);
+  f.field(Traits::kWaveM).field(Traits::kWaveN).field(Traits::kWaveK);
+  f.field(Traits::kWarpTileM).field(Traits::kWarpTileN).field(Traits::kWarpTileK);
+  f.field(type).field(type);
+  f.field(to_token(Traits::kPipeline)).field(to_token(Traits::kScheduler));
+  f.field(Traits::kDoubleSmemBuffer).field(Traits::kNumWaveGroups);
+  f.field(std::string_view("fp32")).field(type).field(std::string_view("EmptyTuple")).field(std::string_view("PassThrough"));
+  if (Traits::kStreamK) {
+    f.field(1).field(static_cast<int>(Traits::kStreamKReduction)).field(Traits::kStreamKPersistent);
+  }
+  FixedString<512> out;
+  out.append(kernel_token(Traits::kDirection)).append(std::string_view("<")).append(f.text().view());
+  out.append(std::string_view(">"));
+  if (f.text().overflowed()) out.append(std::string_view("<overflow>"));
+  return out;
+}
+
+inline bool fits_int32(int64_t v) { return v <= int64_t(INT32_MAX); }
+
+}  // namespace kernels
+
+template <class Traits>
+class ImplicitGemmInstance : public GroupedConvInstance {
+ public:
+  using Config = kernels::ImplicitGemmConfig<Traits>;
+  static constexpr auto kInstanceString = kernels::build_instance_string<Traits>();
+  static_assert(!kInstanceString.overflowed(), "instance string longer than its buffer");
+
+  std::string_view instance_string() const override { return kInstanceString.view(); }
+
+  Signature signature() const override {
+    return {Traits::kDirection, Traits::kDataType, Traits::kNDimSpatial,
+            Traits::kStreamK ? KernelFamily::kStreamK : KernelFamily::kImplicitGemm};
+  }
+
+  Support is_supported(const ConvProblem& p) const override {
+    if (const std::string bad = p.validate(); !bad.empty()) return Support::no("invalid problem: " + bad);
+    if constexpr (!Config::kImplemented) {
+      return Support::no(std::string(Config::not_implemented()));
+    } else {
+      if (p.ndim_spatial != Traits::kNDimSpatial) {
+        return Support::no("instance is " + std::to_string(Traits::kNDimSpatial) + "D, problem is " +
+                           std::to_string(p.ndim_spatial) + "D");
+      }
+      if (Support s = check_geometry(p); !s) return s;
+      const int64_t gm = Traits::kNumGroupsToMerge;
+      if (p.G % gm != 0) {
+        return Support::no("num_groups_to_merge " + std::to_string(gm) + " does not divide G=" + std::to_string(p.G));
+      }
+      const int64_t cg = p.c_per_group(), kg = p.k_per_group();
+      // Each vector must stay inside one run of contiguous, equally predicated elements (conv_gemm_view.hpp).
+      int64_t run_a = 0, run_b = 0, run_c = 0;
+      const char *dim_a = "", *dim_b = "", *dim_c = "";
+      switch (Traits::kDirection) {
+        case ConvDirection::kFwd:
+          run_a = gm * cg, run_b = cg, run_c = gm * kg;
+          dim_a = "num_groups_to_merge*C/G", dim_b = "C/G", dim_c = "num_groups_to_merge*K/G";
+          break;
+        case ConvDirection::kBwdData:
+          run_a = gm * kg, run_b = cg, run_c = gm * cg;
+          dim_a = "num_groups_to_merge*K/G", dim_b = "C/G", dim_c = "num_groups_to_merge*C/G";
+          break;
+        case ConvDirection::kBwdWeight:
+          run_a = gm * kg, run_b = gm * cg, run_c = cg;
+          dim_a = "num_groups_to_merge*K/G", dim_b = "num_groups_to_merge*C/G", dim_c = "C/G";
+          break;
+      }
+      if (Support s = check_vector("vector_size_a", Traits::kVectorSizeA, run_a, dim_a); !s) return s;
+      if (Support s = check_vector("vector_size_b", Traits::kVectorSizeB, run_b, dim_b); !s) return s;
+      if (Support s = check_vector("vector_size_c", Traits::kVectorSizeC, run_c, dim_c); !s) return s;
+      if constexpr (!Traits::kSplitImage) {
+        if (!kernels::fits_int32(p.input_elements()) || !kernels::fits_int32(p.weight_elements()) ||
+            !kernels::fits_int32(p.output_elements())) {
+          return Support::no("a tensor holds more than 2^31-1 elements and the instance is not split_image "
+                             "(32-bit offsets)");
+        }
+      }
+      const auto shape = kernels::make_conv_shape<int64_t>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
+      const int64_t tiles = ceil_div(shape.gemm_m, Traits::kTileM) * ceil_div(shape.gemm_n, Traits::kTileN);
+      if (tiles > int64_t(INT32_MAX)) return Support::no("more than 2^31-1 output tiles");
+      if (p.G / gm > 65535) return Support::no("G / num_groups_to_merge exceeds 65535 (grid z)");
+      return Support::yes();
+    }
+  }
+
+  size_t workspace_bytes(const ConvProblem& p) const override {
+    if (Traits::kDirection != ConvDirection::kBwdWeight) return 0;
+    // fp32 partial sums of the weight gradient: two-stage always, split-K (k_batch > 1) for 16-bit types.
+    if (Traits::kTwoStage || Traits::kDataType != DataType::kFp32) {
+      return size_t(p.weight_elements()) * sizeof(float);
+    }
+    return 0;
+  }
+
+  Support check_args(const ConvProblem& p, const ConvArgs& args) const override {
+    if (args.k_batch < 1) return Support::no("k_batch " + std::to_string(args.k_batch) + " < 1");
+    if (args.k_batch > 1 && Traits::kDirection != ConvDirection::kBwdWeight) {
+      return Support::no("k_batch " + std::to_string(args.k_batch) + ": split-K is backward-weight only");
+    }
+    if ((p.G / Traits::kNumGroupsToMerge) * int64_t(args.k_batch) > 65535) {
+      return Support::no("G / num_groups_to_merge * k_batch exceeds 65535 (grid z)");
+    }
+    if (uses_workspace(args.k_batch) && (args.workspace == nullptr || args.workspace_bytes < workspace_bytes(p))) {
+      return Support::no("workspace of " + std::to_string(workspace_bytes(p)) + " bytes required");
+    }
+    for (const void* ptr : {static_cast<const void*>(args.input), static_cast<const void*>(args.weight),
+                            static_cast<const void*>(args.output)}) {
+      if (reinterpret_cast<uintptr_t>(ptr) % 16 != 0) return Support::no("tensor pointers must be 16-byte aligned");
+    }
+    return Support::yes();
+  }
+
+  cudaError_t run(const ConvProblem& p, const ConvArgs& args) const override {
+    if constexpr (!Config::kImplemented) {
+      return cudaErrorNotSupported;
+    } else {
+      if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
+      using Index = typename Config::Index;
+      kernels::ImplicitGemmParams<Index> params{};
+      params.shape = kernels::make_conv_shape<Index>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
+      const int64_t k_tiles = ceil_div(int64_t(params.shape.gemm_k), Traits::kTileK);
+      const int k_batch = args.k_batch;
+      params.shape.k_tiles_per_split = Index(ceil_div(k_tiles, int64_t(k_batch)));
+      params.k_batch = k_batch;
+      params.tiles_m = int(ceil_div(int64_t(params.shape.gemm_m), Traits::kTileM));
+      const int tiles_n = int(ceil_div(int64_t(params.shape.gemm_n), Traits::kTileN));
+      switch (Traits::kDirection) {
+        case ConvDirection::kFwd: params.a = args.input, params.b = args.weight, params.c = args.output; break;
+        case ConvDirection::kBwdData: params.a = args.output, params.b = args.weight, params.c = args.input; break;
+        case ConvDirection::kBwdWeight: params.a = args.output, params.b = args.input, params.c = args.weight; break;
+      }
+      const bool to_workspace = uses_workspace(k_batch);
+      const size_t weight_bytes = size_t(p.weight_elements()) * sizeof(typename Config::ElementGlobal);
+      if (to_workspace) {
+        params.partial = static_cast<float*>(args.workspace);
+        params.atomic_partial = k_batch > 1;
+        if (k_batch > 1) {
+          TD_RETURN_IF_CUDA_ERROR(cudaMemsetAsync(args.workspace, 0, workspace_bytes(p), args.stream));
+        }
+      } else if (k_batch > 1) {
+        // fp32 split-K without a workspace: the splits add straight into the zeroed weight gradient.
+        params.partial = static_cast<float*>(params.c);
+        params.atomic_partial = true;
+        TD_RETURN_IF_CUDA_ERROR(cudaMemsetAsync(params.c, 0, weight_bytes, args.stream));
+      }
+      auto* kernel = &kernels::implicit_gemm_kernel<Config>;
+      const int smem = int(Config::kSmemBytes);
+      TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+      const dim3 grid(unsigned(params.tiles_m) * unsigned(tiles_n), 1,
+                      unsigned(p.G / Traits::kNumGroupsToMerge) * unsigned(k_batch));
+      kernel<<<grid, Config::kThreads, smem, args.stream>>>(params);
+      TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
+      if (to_workspace) {
+        using Element = typename Config::ElementGlobal;
+        const int64_t count = p.weight_elements();
+        const int blocks = int(std::min<int64_t>(ceil_div(count, int64_t(256)), 65535));
+        kernels::convert_partial_kernel<Element><<<blocks, 256, 0, args.stream>>>(
+            static_cast<const float*>(args.workspace), static_cast<Element*>(args.weight), count);
+        TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
+      }
+      return cudaSuccess;
+    }
+  }
+
+ private:
+  static constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+  static bool uses_workspace(int k_batch) {
+    return Traits::kDirection == ConvDirection::kBwdWeight &&
+           (Traits::kTwoStage || (k_batch > 1 && Traits::kDataType != DataType::kFp32));
+  }
+
+  static Support check_vector(const char* field, int width, int64_t run, const char* what) {
+    if (run % width != 0) {
+      return Support::no(std::string(field) + " " + std::to_string(width) + " does not divide " + what + "=" +
+                         std::to_string(run));
+    }
+    return Support::yes();
+  }
+
+  // The specialization (and explicit_gemm, which implies Filter1x1Stride1Pad0) against the problem.
+  static Support check_geometry(const ConvProblem& p) {
+    const int first = p.ndim_spatial == 3 ? 0 : 1;
+    bool unit_filter = true, unit_stride = true, no_pad = true, filter3 = true;
+    for (int i = first; i < 3; ++i) {
+      unit_filter &= p.filter[i] == 1;
+      unit_stride &= p.stride[i] == 1;
+      no_pad &= p.left_pad[i] == 0 && p.right_pad[i] == 0;
+      filter3 &= p.filter[i] == 3;
+    }
+    if (Traits::kExplicitGemm && !(unit_filter && unit_stride && no_pad)) {
+      return Support::no("explicit_gemm needs a 1x1 filter, stride 1 and no padding");
+    }
+    switch (Traits::kSpecialization) {
+      case ConvSpecialization::kDefault: break;
+      case ConvSpecialization::kFilter1x1Pad0:
+        if (!(unit_filter && no_pad)) return Support::no("Filter1x1Pad0 needs a 1x1 filter and no padding");
+        break;
+      case ConvSpecialization::kFilter1x1Stride1Pad0:
+        if (!(unit_filter && unit_stride && no_pad)) {
+          return Support::no("Filter1x1Stride1Pad0 needs a 1x1 filter, stride 1 and no padding");
+        }
+        break;
+      case ConvSpecialization::kFilter3x3:
+        if (!filter3 || p.c_per_group() != 1) {
+          return Support::no("Filter3x3 needs a 3x3 (3x3x3) filter and C/G == 1, as in CK");
+        }
+        break;
+    }
+    return Support::yes();
+  }
+};
+
+}  // namespace tiledispatch
