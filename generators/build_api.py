@@ -1,0 +1,85 @@
+"""The Python API SCons calls in-process (docs/architecture.md §2): ``plan`` and ``generate``.
+
+Configurations come from the rule sets (``rulesets.enumerate_ruleset``); the import is lazy so that the
+``generators`` package imports without ``rulesets``. Bad input (unknown rule set, dtype, arch, a missing
+legacy directory) raises ``ValueError`` with one line naming the bad value and the accepted ones.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, PositiveInt, ValidationError, field_validator
+
+from generators.arch import ARCH_NAMES, DEFAULT_ARCH
+from generators.chunking import DEFAULT_CHUNK
+from generators.config import DepthwiseConfig, KernelConfig
+from generators.emit import plan_direction, render_direction, sorted_by_name, write_files
+from generators.enums import DataType, Direction
+
+DEFAULT_LEGACY_DIR = Path(__file__).resolve().parents[2] / "shared" / "legacy" / "ck_builder_configs"
+
+
+class GenerateRequest(BaseModel):
+    """What to generate for one direction: rule set x arch x dtypes x ndims (empty dtypes: empty file set)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ruleset: str
+    arch: str = DEFAULT_ARCH
+    direction: Direction
+    dtypes: tuple[DataType, ...] = (DataType.FP16, DataType.BF16, DataType.FP32)
+    ndims: tuple[Literal[2, 3], ...] = (2, 3)
+    legacy_dir: Path = DEFAULT_LEGACY_DIR
+    chunk: PositiveInt = DEFAULT_CHUNK
+
+    @field_validator("arch")
+    @classmethod
+    def _arch(cls, value: str) -> str:
+        if value not in ARCH_NAMES:
+            raise ValueError(f"unknown arch {value!r}; accepted: {', '.join(ARCH_NAMES)}")
+        return value
+
+    @classmethod
+    def build(cls, **fields: Any) -> GenerateRequest:
+        """Construct, turning a validation failure into one ValueError line naming the bad value."""
+        try:
+            return cls(**fields)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            message = str(first.get("ctx", {}).get("error", first["msg"]))
+            raise ValueError(f"{where}: {message}") from None
+
+
+def collect_configs(request: GenerateRequest) -> list[KernelConfig | DepthwiseConfig]:
+    """Every configuration of the request, sorted by name (``DuplicateNameError`` on a repeated name)."""
+    from rulesets import RulesetRequest, enumerate_ruleset
+
+    configs: list[KernelConfig | DepthwiseConfig] = []
+    for dtype in request.dtypes:
+        for ndim in request.ndims:
+            ruleset_request = RulesetRequest.build(
+                ruleset=request.ruleset,
+                direction=request.direction,
+                dtype=dtype,
+                ndim=ndim,
+                arch=request.arch,
+                legacy_dir=request.legacy_dir,
+            )
+            configs.extend(enumerate_ruleset(ruleset_request).configs)
+    return sorted_by_name(configs)
+
+
+def plan(request: GenerateRequest) -> list[str]:
+    """Relative paths of every file ``generate`` writes, sorted; nothing is written or rendered."""
+    names = [c.name for c in collect_configs(request)]
+    return plan_direction(names, request.direction, request.chunk)
+
+
+def generate(request: GenerateRequest, out_dir: str | Path) -> list[str]:
+    """Write the files of ``plan(request)`` under ``out_dir``; files whose bytes would not change are left
+    untouched. Returns the relative paths, sorted."""
+    files = render_direction(collect_configs(request), request.direction, request.arch, request.chunk)
+    return write_files(Path(out_dir), files)
