@@ -221,7 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
     except ValueError as error:  # RulesetError and friends: one line naming the bad value
-        print(f"{PROG}: error: {str(error).splitlines()[0] if str(error) else error!r}", file=sys.stderr)
+        first_line = (str(error) or type(error).__name__).splitlines()[0]
+        print(f"{PROG}: error: {first_line}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
