@@ -245,6 +245,13 @@ bool Session::run(const Job& job) {
       if (ws > workspace_.bytes()) workspace_ = DeviceBuffer(ws);
       const ConvArgs args{t.input.get(), t.weight.get(), t.output.get(), ws ? workspace_.get() : nullptr, ws, k,
                           stream_.get()};
+      if (const Support accepted = instance->check_args(p, args); !accepted) {
+        r.status = Status::kNotSupported;
+        r.reason = "SplitK " + std::to_string(k) + ": " + accepted.reason;
+        finish(r, ok);
+        job_results.push_back(r);
+        continue;
+      }
       poison_tensor(t.written, written_bytes, stream_.get());
       if (const cudaError_t e = instance->run(p, args); e != cudaSuccess) {
         (void)cudaGetLastError();  // clear a non-sticky launch error so the next instance starts clean

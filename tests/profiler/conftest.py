@@ -38,3 +38,10 @@ def run_profiler(fake_profiler: Path) -> Callable[..., subprocess.CompletedProce
         )
 
     return run
+
+
+@pytest.fixture(scope="session")
+def gpu_profiler() -> Path:
+    """The profiler linked with the GPU test-double instances (fixtures/gpu_instances.cu)."""
+    _require_nvcc()
+    return build("tiledispatch_profiler_gpu", [*profiler_sources(), FIXTURES / "gpu_instances.cu"])
