@@ -62,6 +62,8 @@ def chunk_names(names: Sequence[str], chunk: int = DEFAULT_CHUNK) -> list[Unit]:
         raise ValueError(f"chunk {chunk} is not a positive number of instances per unit")
     if list(names) != sorted(set(names)):
         raise ValueError("chunk_names needs sorted, unique names")
+    if not names:
+        return []
     hashes = [_hash(n) for n in names]
     threshold = _HASH_SPACE // NATURAL_PERIOD
     starts = [0] + [i for i in range(1, len(names)) if hashes[i] < threshold]
