@@ -13,12 +13,16 @@ Method: ``env.TDGenerate(direction) -> list of output nodes``.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
+import os
 import sys
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 
+import SCons.Node.Python
 from SCons.Action import Action
 from SCons.Builder import Builder
 from SCons.Environment import Base as Environment
@@ -43,10 +47,41 @@ def _request_of(env: Environment, source: list):
     return _build_api(env).GenerateRequest.model_validate_json(source[0].read())
 
 
+def _inputs_digest(source: list) -> str:
+    """Digest of what ``plan`` depends on: the request, package versions and every input file's bytes."""
+    digest = hashlib.sha256()
+    for node in source:
+        if isinstance(node, SCons.Node.Python.Value):
+            digest.update(str(node.read()).encode())
+        else:
+            digest.update(node.abspath.encode())
+            digest.update(hashlib.sha256(Path(node.abspath).read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _memoized_plan(env: Environment, request, source: list) -> list[str]:
+    """``plan(request)``, remembered in the build directory under the digest of its inputs.
+
+    Enumerating a rule set can take seconds, and the emitter runs on every build, no-op ones included; plan is
+    a pure function of the generate node's sources, so an unchanged digest gives the same answer.
+    """
+    memo = Path(env.Dir(env["TD_BUILD_DIR"]).abspath) / f"plan_{request.direction}.json"
+    key = _inputs_digest(source)
+    if memo.is_file():
+        stored = json.loads(memo.read_text(encoding="utf-8"))
+        if stored.get("key") == key:
+            return stored["plan"]
+    planned = list(_build_api(env).plan(request))
+    temporary = memo.with_name(memo.name + ".tmp")
+    temporary.write_text(json.dumps({"key": key, "plan": planned}), encoding="utf-8")
+    os.replace(temporary, memo)
+    return planned
+
+
 def _emitter(target: list, source: list, env: Environment) -> tuple[list, list]:
     request = _request_of(env, source)
     try:
-        planned = _build_api(env).plan(request)
+        planned = _memoized_plan(env, request, source)
     except (ValueError, OSError) as error:
         # Bad input (rule set, legacy file) gets one line, never a traceback.
         print(f"scons: *** generate {request.direction}: {error}", file=sys.stderr)
@@ -87,15 +122,19 @@ def _request(env: Environment, direction: str):
     register file and expected list are generated empty (the profiler links all three register functions)."""
     options: BuildOptions = env["TD_OPTIONS"]
     selected = direction in options.directions
-    return _build_api(env).GenerateRequest(
-        ruleset=options.ruleset,
-        arch=options.arch,
-        direction=direction,
-        dtypes=list(options.dtypes) if selected else [],
-        ndims=list(options.ndims),
-        legacy_dir=options.legacy_dir,
-        chunk=options.chunk,
-    )
+    try:
+        return _build_api(env).GenerateRequest(
+            ruleset=options.ruleset,
+            arch=options.arch,
+            direction=direction,
+            dtypes=list(options.dtypes) if selected else [],
+            ndims=list(options.ndims),
+            legacy_dir=options.legacy_dir,
+            chunk=options.chunk,
+        )
+    except ValueError as error:
+        print(f"scons: *** generate {direction}: {' '.join(str(error).split())}", file=sys.stderr)
+        Exit(2)
 
 
 def _generate_method(env: Environment, direction: str) -> list[Node]:
