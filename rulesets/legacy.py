@@ -55,23 +55,30 @@ class LegacyFileResult(BaseModel):
 
 
 def read_legacy_file(root: Path, path: Path, convention: WarpTileKConvention) -> LegacyFileResult:
+    return convert_legacy_text(root, path, path.read_text(encoding="utf-8"), convention)
+
+
+def convert_legacy_text(
+    root: Path, path: Path, text: str, convention: WarpTileKConvention
+) -> LegacyFileResult:
+    """``read_legacy_file`` on text already read (a pure function of its arguments)."""
     file = parse_file_name(root, path)
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = text.splitlines()
     outcomes: list[LineOutcome] = []
     configs: list[AnyConfig] = []
     first_line_of: dict[str, int] = {}
     comments = 0
-    for number, text in enumerate(lines, start=1):
-        if is_comment_or_blank(text):
+    for number, line in enumerate(lines, start=1):
+        if is_comment_or_blank(line):
             comments += 1
             continue
         try:
-            conversion = convert_line(parse_line(text), file, convention)
+            conversion = convert_line(parse_line(line), file, convention)
         except LineFormatError as error:
             raise LegacyFormatError(path, number, error.problem, error.expected) from None
         if conversion.skip_reason is not None:
             outcomes.append(
-                LineOutcome(line_number=number, text=text, status="skipped", reason=conversion.skip_reason)
+                LineOutcome(line_number=number, text=line, status="skipped", reason=conversion.skip_reason)
             )
             continue
         names = tuple(c.name for c in conversion.configs)
@@ -80,7 +87,7 @@ def read_legacy_file(root: Path, path: Path, convention: WarpTileKConvention) ->
         outcomes.append(
             LineOutcome(
                 line_number=number,
-                text=text,
+                text=line,
                 status=status,
                 duplicate_of=None if fresh else first_line_of[names[0]],
                 notes=conversion.notes,
