@@ -92,7 +92,7 @@ def test_verdict_for_every_planted_fault(gpu_profiler: Path, direction: str, dty
     assert ms > 0
     written = {"fwd": 2 * 10 * 9 * 16, "bwd_data": 2 * 10 * 9 * 24, "bwd_weight": 16 * 9 * 12}[direction]
     assert v[f"test_partial_{suffix}"].endswith(f": 1 of {written} output elements not written")
-    assert re.search(r"relative L2 error 2\.50\de-01 > [12]e-0[23]$", v[f"test_scaled_{suffix}"])
+    assert re.search(r"relative L2 error 2\.(49|50)\de-01 > [12]e-0[23]$", v[f"test_scaled_{suffix}"])
     assert v[f"test_nan_{suffix}"].endswith(f": 1 of {written} output elements are NaN or Inf")
     assert (
         v[f"test_unsupported_{suffix}"]

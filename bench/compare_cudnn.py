@@ -1,0 +1,423 @@
+"""Our best kernel against cuDNN (through PyTorch) on the same GPU in the same run.
+
+For every problem of a CK problem table and every direction and dtype: our best verified TFLOP/s from
+one profiler sweep (``--problems --json``), cuDNN's (channels_last, ``cudnn.benchmark = True``, TF32
+allowed for fp32, median of CUDA-event-timed repeats after warm-up, L2 flushed between repeats as the
+profiler does), their ratio, and the geometric mean of the ratio per category (dense, grouped, depthwise,
+3d). Prints a Markdown table and writes it (.md), a CSV and a PNG chart.
+
+PyTorch is imported only when cuDNN is timed, so this module loads on machines without it.
+
+Usage: python bench/compare_cudnn.py PROBLEMS.csv --profiler PATH/tiledispatch_profiler
+       [--directions fwd,bwd_data,bwd_weight] [--dtypes fp16,bf16,fp32] [--out-dir DIR]
+       [--warmup 5] [--repeat 20] [--instances REGEX]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+Direction = Literal["fwd", "bwd_data", "bwd_weight"]
+DType = Literal["fp16", "bf16", "fp32"]
+Category = Literal["dense", "grouped", "depthwise", "3d"]
+CATEGORIES: tuple[Category, ...] = ("dense", "grouped", "depthwise", "3d")
+DIRECTIONS: tuple[Direction, ...] = ("fwd", "bwd_data", "bwd_weight")
+DTYPES: tuple[DType, ...] = ("fp16", "bf16", "fp32")
+L2_FLUSH_BYTES = 256 << 20
+
+
+class UsageError(Exception):
+    """A bad command line or input file: one message, exit code 2."""
+
+
+class Problem(BaseModel):
+    """One row of the CK problem table (pads symmetric, as upstream)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    name: str
+    N: int
+    C: int
+    K: int
+    G: int
+    Di: int
+    Hi: int
+    Wi: int
+    Z: int
+    Y: int
+    X: int
+    stride_d: int
+    stride_h: int
+    stride_w: int
+    pad_d: int
+    pad_h: int
+    pad_w: int
+    dilation_d: int
+    dilation_h: int
+    dilation_w: int
+
+    @property
+    def ndim(self) -> int:
+        flat = (self.Di, self.Z, self.stride_d, self.pad_d, self.dilation_d) == (1, 1, 1, 0, 1)
+        return 2 if flat else 3
+
+    @property
+    def label(self) -> str:
+        return self.name or f"#{self.index}"
+
+    def output(self) -> tuple[int, int, int]:
+        def size(i: int, f: int, s: int, p: int, d: int) -> int:
+            return (i + 2 * p - d * (f - 1) - 1) // s + 1
+
+        return (
+            size(self.Di, self.Z, self.stride_d, self.pad_d, self.dilation_d),
+            size(self.Hi, self.Y, self.stride_h, self.pad_h, self.dilation_h),
+            size(self.Wi, self.X, self.stride_w, self.pad_w, self.dilation_w),
+        )
+
+    def flops(self) -> float:
+        """2*N*K*(Do*Ho*Wo)*(C/G)*(Z*Y*X), the same for all three directions (DESIGN.md)."""
+        do, ho, wo = self.output()
+        return 2.0 * self.N * self.K * do * ho * wo * (self.C // self.G) * self.Z * self.Y * self.X
+
+
+class Comparison(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    problem: str
+    problem_idx: int
+    category: Category
+    direction: Direction
+    dtype: DType
+    ours_tflops: float | None
+    ours_kernel: str
+    cudnn_tflops: float | None
+
+    @property
+    def ratio(self) -> float | None:
+        if not self.ours_tflops or not self.cudnn_tflops:
+            return None
+        return self.ours_tflops / self.cudnn_tflops
+
+
+def category_of(problem: Problem) -> Category:
+    """3d first (whatever its groups), then depthwise (one input channel per group), grouped, dense."""
+    if problem.ndim == 3:
+        return "3d"
+    if problem.G > 1 and problem.C == problem.G:
+        return "depthwise"
+    if problem.G > 1:
+        return "grouped"
+    return "dense"
+
+
+def read_problems(path: Path) -> list[Problem]:
+    if not path.is_file():
+        raise UsageError(f"problem table '{path}' does not exist")
+    with path.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    problems = []
+    for index, row in enumerate(rows):
+        try:
+            problems.append(
+                Problem(
+                    index=index, name=row.get("name", ""), **{k: v for k, v in row.items() if k != "name"}
+                )
+            )
+        except ValidationError as e:
+            first = e.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise UsageError(f"{path}: row {index + 2}: {where}: {first['msg']}") from None
+    if not problems:
+        raise UsageError(f"{path}: no problem rows")
+    return problems
+
+
+def best_ours(records: Iterable[dict[str, object]]) -> dict[tuple[int, str, str], tuple[float, str]]:
+    """Fastest verified valid result per (problem_idx, direction, dtype): (TFLOP/s, kernel)."""
+    best: dict[tuple[int, str, str], tuple[float, str]] = {}
+    for r in records:
+        if r.get("status") != "valid" or r.get("verified") is False or r.get("tflops") is None:
+            continue
+        key = (int(r["problem_idx"]), str(r["direction"]), str(r["dtype"]))
+        tflops = float(r["tflops"])
+        if key not in best or tflops > best[key][0]:
+            best[key] = (tflops, str(r["kernel"]))
+    return best
+
+
+def geomean_by_category(rows: Sequence[Comparison]) -> dict[Category, float]:
+    """Geometric mean of ours/cuDNN per category, over the rows where both ran."""
+    means: dict[Category, float] = {}
+    for cat in CATEGORIES:
+        ratios = [r.ratio for r in rows if r.category == cat and r.ratio]
+        if ratios:
+            means[cat] = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+    return means
+
+
+def _fmt(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def format_table(rows: Sequence[Comparison], means: dict[Category, float]) -> str:
+    lines = [
+        "| problem | category | direction | dtype | ours TFLOP/s | cuDNN TFLOP/s | ours / cuDNN |",
+        "|---|---|---|---|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.problem} | {r.category} | {r.direction} | {r.dtype} | {_fmt(r.ours_tflops)} | "
+            f"{_fmt(r.cudnn_tflops)} | {_fmt(r.ratio, 2)} |"
+        )
+    lines += ["", "| category | geometric mean ours / cuDNN |", "|---|---:|"]
+    lines += [f"| {cat} | {means[cat]:.2f} |" for cat in CATEGORIES if cat in means]
+    return "\n".join(lines) + "\n"
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def write_csv(path: Path, rows: Sequence[Comparison]) -> None:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        [
+            "problem",
+            "problem_idx",
+            "category",
+            "direction",
+            "dtype",
+            "ours_tflops",
+            "ours_kernel",
+            "cudnn_tflops",
+            "ratio",
+        ]
+    )
+    for r in rows:
+        writer.writerow(
+            [
+                r.problem,
+                r.problem_idx,
+                r.category,
+                r.direction,
+                r.dtype,
+                _fmt(r.ours_tflops, 3),
+                r.ours_kernel,
+                _fmt(r.cudnn_tflops, 3),
+                _fmt(r.ratio, 4),
+            ]
+        )
+    _write_atomically(path, out.getvalue().encode())
+
+
+def plot_png(path: Path, rows: Sequence[Comparison], means: dict[Category, float]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = [r for r in rows if r.ratio]
+    colors = {"dense": "tab:blue", "grouped": "tab:orange", "depthwise": "tab:green", "3d": "tab:purple"}
+    fig, ax = plt.subplots(figsize=(max(8.0, 0.35 * len(shown)), 5.0))
+    ax.bar(range(len(shown)), [r.ratio for r in shown], color=[colors[r.category] for r in shown])
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(shown)))
+    ax.set_xticklabels([f"{r.problem} {r.direction} {r.dtype}" for r in shown], rotation=90, fontsize=7)
+    ax.set_ylabel("ours / cuDNN (TFLOP/s ratio, log)")
+    legend = [f"{cat} (geomean {means[cat]:.2f})" for cat in CATEGORIES if cat in means]
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colors[cat]) for cat in CATEGORIES if cat in means]
+    ax.legend(handles, legend, fontsize=8)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=120)
+    plt.close(fig)
+    _write_atomically(path, buffer.getvalue())
+
+
+def run_profiler_sweep(
+    profiler: Path,
+    table: Path,
+    directions: Sequence[str],
+    dtypes: Sequence[str],
+    json_path: Path,
+    extra: Sequence[str],
+) -> list[dict[str, object]]:
+    """One profiler process over the whole table; returns its JSON records. Instance failures (exit 1) still
+    yield records; usage or environment errors (2, 3) stop the comparison."""
+    command = [
+        str(profiler),
+        "--direction",
+        ",".join(directions),
+        "--dtype",
+        ",".join(dtypes),
+        "--problems",
+        str(table),
+        "--json",
+        str(json_path),
+        *extra,
+    ]
+    result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=sys.stderr, check=False)
+    if result.returncode not in (0, 1) or not json_path.is_file():
+        raise RuntimeError(f"profiler exited with {result.returncode}: {' '.join(command)}")
+    return json.loads(json_path.read_text())["results"]
+
+
+def time_cudnn(problem: Problem, direction: Direction, dtype: DType, warmup: int, repeat: int) -> float:
+    """Median milliseconds of cuDNN for one problem (PyTorch, channels_last, cudnn.benchmark)."""
+    import torch
+
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.allow_tf32 = True
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[dtype]
+    nd = problem.ndim
+    fmt = torch.channels_last_3d if nd == 3 else torch.channels_last
+    spatial_in = (problem.Di, problem.Hi, problem.Wi)[3 - nd :]
+    spatial_f = (problem.Z, problem.Y, problem.X)[3 - nd :]
+    stride = (problem.stride_d, problem.stride_h, problem.stride_w)[3 - nd :]
+    pad = (problem.pad_d, problem.pad_h, problem.pad_w)[3 - nd :]
+    dilation = (problem.dilation_d, problem.dilation_h, problem.dilation_w)[3 - nd :]
+    spatial_out = problem.output()[3 - nd :]
+    dev = torch.device("cuda")
+
+    def tensor(*shape: int) -> torch.Tensor:
+        return torch.empty(shape, device=dev, dtype=torch_dtype).uniform_(-1, 1).to(memory_format=fmt)
+
+    x = tensor(problem.N, problem.C, *spatial_in)
+    w = tensor(problem.K, problem.C // problem.G, *spatial_f)
+    dy = tensor(problem.N, problem.K, *spatial_out)
+    conv = torch.nn.functional.conv3d if nd == 3 else torch.nn.functional.conv2d
+    mask = {"bwd_data": [True, False, False], "bwd_weight": [False, True, False]}
+
+    def step() -> object:
+        if direction == "fwd":
+            return conv(x, w, None, stride, pad, dilation, problem.G)
+        return torch.ops.aten.convolution_backward(
+            dy, x, w, None, stride, pad, dilation, False, [0] * nd, problem.G, mask[direction]
+        )
+
+    flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.uint8, device=dev)
+    for _ in range(warmup):
+        step()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(repeat)]
+    stops = [torch.cuda.Event(enable_timing=True) for _ in range(repeat)]
+    for start, stop in zip(starts, stops, strict=True):
+        flush.zero_()
+        start.record()
+        step()
+        stop.record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, stops, strict=True))
+
+
+def compare(
+    problems: Sequence[Problem],
+    ours: dict[tuple[int, str, str], tuple[float, str]],
+    directions: Sequence[Direction],
+    dtypes: Sequence[DType],
+    warmup: int,
+    repeat: int,
+) -> list[Comparison]:
+    rows = []
+    for p in problems:
+        for direction in directions:
+            for dtype in dtypes:
+                mine = ours.get((p.index, direction, dtype))
+                ms = time_cudnn(p, direction, dtype, warmup, repeat)
+                rows.append(
+                    Comparison(
+                        problem=p.label,
+                        problem_idx=p.index,
+                        category=category_of(p),
+                        direction=direction,
+                        dtype=dtype,
+                        ours_tflops=mine[0] if mine else None,
+                        ours_kernel=mine[1] if mine else "",
+                        cudnn_tflops=p.flops() / (ms * 1e9),
+                    )
+                )
+                print(
+                    f"[progress] {p.label} {direction} {dtype}: cuDNN {ms:.4f} ms",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    return rows
+
+
+def _list_arg(text: str, accepted: Sequence[str], what: str) -> list[str]:
+    values = text.split(",")
+    for v in values:
+        if v not in accepted:
+            raise UsageError(f"unknown {what} '{v}' (accepted: {', '.join(accepted)})")
+    return values
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("problems", type=Path, help="CK problem table (CSV, optional name column)")
+    parser.add_argument("--profiler", type=Path, required=True, help="the tiledispatch_profiler executable")
+    parser.add_argument("--directions", default="fwd,bwd_data,bwd_weight")
+    parser.add_argument("--dtypes", default="fp16,bf16,fp32")
+    parser.add_argument("--out-dir", type=Path, default=Path("build/compare_cudnn"))
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--instances", default="", help="regex passed to the profiler's --instances")
+    args = parser.parse_args(argv)
+    try:
+        directions = _list_arg(args.directions, DIRECTIONS, "direction")
+        dtypes = _list_arg(args.dtypes, DTYPES, "dtype")
+        problems = read_problems(args.problems)
+        if not args.profiler.is_file():
+            raise UsageError(f"profiler '{args.profiler}' does not exist")
+        if args.warmup < 0 or args.repeat < 1:
+            raise UsageError("--warmup must be >= 0 and --repeat >= 1")
+    except UsageError as e:
+        print(f"error: {e}", file=sys.stderr)
+        parser.print_usage(sys.stderr)
+        return 2
+    extra = ["--warmup", str(args.warmup), "--repeat", str(args.repeat)]
+    if args.instances:
+        extra += ["--instances", args.instances]
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    records = run_profiler_sweep(
+        args.profiler, args.problems, directions, dtypes, args.out_dir / "ours.json", extra
+    )
+    rows = compare(problems, best_ours(records), directions, dtypes, args.warmup, args.repeat)
+    means = geomean_by_category(rows)
+    table = format_table(rows, means)
+    print(table)
+    _write_atomically(args.out_dir / "compare_cudnn.md", table.encode())
+    write_csv(args.out_dir / "compare_cudnn.csv", rows)
+    plot_png(args.out_dir / "compare_cudnn.png", rows, means)
+    print(f"wrote {args.out_dir / 'compare_cudnn.csv'} and {args.out_dir / 'compare_cudnn.png'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

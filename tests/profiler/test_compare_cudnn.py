@@ -1,0 +1,173 @@
+"""bench/compare_cudnn.py on the CPU: problem categories, picking our best, geometric means, the table and
+CSV, bad input, and that importing it does not import PyTorch."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import math
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "compare_cudnn.py"
+HEADER = (
+    "name,N,C,K,G,Di,Hi,Wi,Z,Y,X,stride_d,stride_h,stride_w,pad_d,pad_h,pad_w,"
+    "dilation_d,dilation_h,dilation_w"
+)
+
+
+@pytest.fixture(scope="module")
+def cc() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("compare_cudnn", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["compare_cudnn"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def table(tmp_path: Path, rows: list[str]) -> Path:
+    path = tmp_path / "p.csv"
+    path.write_text("\n".join([HEADER, *rows]) + "\n")
+    return path
+
+
+def test_categories_and_flops(cc: ModuleType, tmp_path: Path) -> None:
+    problems = cc.read_problems(
+        table(
+            tmp_path,
+            [
+                "dense,32,3,64,1,1,224,224,1,7,7,1,2,2,0,3,3,1,1,1",
+                "grouped,8,128,128,32,1,28,28,1,3,3,1,1,1,0,1,1,1,1,1",
+                "dw,8,64,64,64,1,56,56,1,3,3,1,2,2,0,1,1,1,1,1",
+                "c3d,2,32,32,32,4,8,8,3,3,3,1,1,1,1,1,1,1,1,1",
+            ],
+        )
+    )
+    assert [cc.category_of(p) for p in problems] == ["dense", "grouped", "depthwise", "3d"]
+    # stem: 112x112 output, 2*32*64*112*112*3*49 FLOPs.
+    assert problems[0].output() == (1, 112, 112)
+    assert problems[0].flops() == 2 * 32 * 64 * 112 * 112 * 3 * 49
+    assert problems[2].output() == (1, 28, 28)
+    assert problems[3].ndim == 3 and problems[3].output() == (4, 8, 8)
+
+
+def test_best_ours_takes_the_fastest_verified_valid_result(cc: ModuleType) -> None:
+    records = [
+        {
+            "problem_idx": 0,
+            "direction": "fwd",
+            "dtype": "fp16",
+            "status": "valid",
+            "verified": True,
+            "tflops": 10.0,
+            "kernel": "a",
+        },
+        {
+            "problem_idx": 0,
+            "direction": "fwd",
+            "dtype": "fp16",
+            "status": "valid",
+            "verified": True,
+            "tflops": 30.0,
+            "kernel": "b",
+        },
+        {
+            "problem_idx": 0,
+            "direction": "fwd",
+            "dtype": "fp16",
+            "status": "failed",
+            "verified": False,
+            "tflops": None,
+            "kernel": "c",
+        },
+        {
+            "problem_idx": 0,
+            "direction": "fwd",
+            "dtype": "bf16",
+            "status": "valid",
+            "verified": False,
+            "tflops": 99.0,
+            "kernel": "d",
+        },
+        {
+            "problem_idx": 1,
+            "direction": "bwd_data",
+            "dtype": "fp16",
+            "status": "not_supported",
+            "verified": None,
+            "tflops": None,
+            "kernel": "e",
+        },
+    ]
+    assert cc.best_ours(records) == {(0, "fwd", "fp16"): (30.0, "b")}
+
+
+def test_geomean_table_and_csv(cc: ModuleType, tmp_path: Path) -> None:
+    def row(problem: str, category: str, ours: float | None, cudnn: float) -> object:
+        return cc.Comparison(
+            problem=problem,
+            problem_idx=0,
+            category=category,
+            direction="fwd",
+            dtype="fp16",
+            ours_tflops=ours,
+            ours_kernel="k" if ours else "",
+            cudnn_tflops=cudnn,
+        )
+
+    rows = [
+        row("a", "dense", 100.0, 200.0),
+        row("b", "dense", 400.0, 200.0),
+        row("c", "grouped", 30.0, 10.0),
+        row("d", "depthwise", None, 5.0),
+    ]
+    means = cc.geomean_by_category(rows)
+    assert means == {"dense": pytest.approx(1.0), "grouped": pytest.approx(3.0)}
+    text = cc.format_table(rows, means)
+    assert "| a | dense | fwd | fp16 | 100.0 | 200.0 | 0.50 |" in text
+    assert "| d | depthwise | fwd | fp16 | - | 5.0 | - |" in text
+    assert "| grouped | 3.00 |" in text and "| depthwise |" not in text.split("geometric mean")[1]
+    out = tmp_path / "r.csv"
+    cc.write_csv(out, rows)
+    with out.open(newline="") as f:
+        records = list(csv.DictReader(f))
+    assert [r["ratio"] for r in records] == ["0.5000", "2.0000", "3.0000", "-"]
+    assert math.isclose(float(records[2]["ours_tflops"]), 30.0)
+
+
+def test_importing_does_not_import_torch() -> None:
+    code = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('cc', {str(SCRIPT)!r})\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "print('torch' in sys.modules, 'matplotlib' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False False"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["missing.csv", "--profiler", "x"], "problem table 'missing.csv' does not exist"),
+        (["TABLE", "--profiler", "x", "--dtypes", "fp8"], "unknown dtype 'fp8' (accepted: fp16, bf16, fp32)"),
+        (["TABLE", "--profiler", "no/such/profiler"], "profiler 'no/such/profiler' does not exist"),
+        (["BAD", "--profiler", "x"], "row 2: N: Input should be a valid integer"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    good = table(tmp_path, ["a,1,8,8,1,1,8,8,1,3,3,1,1,1,0,1,1,1,1,1"])
+    bad = tmp_path / "bad.csv"
+    bad.write_text(HEADER + "\nb,x,8,8,1,1,8,8,1,3,3,1,1,1,0,1,1,1,1,1\n")
+    args = [str(good) if a == "TABLE" else str(bad) if a == "BAD" else a for a in args]
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, check=False, cwd=tmp_path
+    )
+    assert result.returncode == 2
+    assert result.stderr.splitlines()[0].startswith("error: ")
+    assert message in result.stderr.splitlines()[0]
+    assert "Traceback" not in result.stderr
