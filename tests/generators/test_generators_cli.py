@@ -22,13 +22,13 @@ SMALL = ["--ruleset", "tiny", "--direction", "bwd_data", "--dtype", "fp16", "--n
     [
         (["count", "--ruleset", "bogus"], "unknown rule set 'bogus'; accepted: tiny, default"),
         (["count", "--dtype", "fp16,fp8"], "unknown dtype 'fp8'; accepted: fp16, bf16, fp32"),
-        (["list", "--direction", "sideways"], "unknown direction 'sideways'; accepted: fwd, bwd_data, bwd_weight"),
+        (["list", "--direction", "up"], "unknown direction 'up'; accepted: fwd, bwd_data, bwd_weight"),
         (["list", "--ndim", "1"], "unknown ndim '1'; accepted: 2, 3"),
         (["list", "--arch", "sm_70"], "unknown arch 'sm_70'; accepted: sm_90a, sm_80"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
         (["count", "--colour"], "unrecognized arguments: --colour"),
         (["show", "grouped_conv_nope"], "'grouped_conv_nope' is not a kernel name"),
-        (["parity", "--legacy-dir", "/nonexistent/legacy"], "legacy directory /nonexistent/legacy does not exist"),
+        (["parity", "--legacy-dir", "/nonexistent/l"], "legacy directory /nonexistent/l does not exist"),
         (["export-json", *SMALL, "--output", "/proc/none/x.json"], "cannot write --output /proc/none/x.json"),
         (["generate", "--out-dir", "/proc/none", *SMALL], "cannot write --out-dir /proc/none"),
     ],
@@ -53,7 +53,7 @@ def test_show_prints_fields(capsys):
     out = capsys.readouterr().out
     assert f"name: {name}\n" in out
     assert (
-        "instance_string: GroupedConvolutionBackwardWeightKernel<2,Default,NHWGC,GKYXC,EmptyTuple,NHWGK,4,4,4,1"
+        "instance_string: GroupedConvolutionBackwardWeightKernel<2,Default,NHWGC,GKYXC,EmptyTuple,NHWGK,4,4,4"
         in out
     )
     assert "tile_m: 128\n" in out and "wave_m: 4\n" in out and "family: implicit_gemm\n" in out
