@@ -18,11 +18,17 @@ a wave strategy whose per-wave tile is not a multiple of 16 yields no warp tile 
 to contain them, and their odd tiles (64x64x80, 256x224, ...) are not all in the tile lists. Both sides are
 filtered by the same ``generators.validity``, so ``full`` contains ``profiler`` and ``tests`` after filtering.
 
-Upstream rules the NVIDIA arch spec (sm_90a) rejects, reported per configuration with the rule by
-``enumerate_ruleset(...).rejected`` and counted per rule in the parity report: the 256x256/224x256-class
-tiles on 256 threads (``register_budget``: more than 128 fp32 accumulators per thread), vector widths beyond
-16 bytes (``vector_width``, e.g. fp16 vec 16), wave layouts whose per-wave tile no MMA atom tiles, and tiles
-whose stages do not fit 227 KB of shared memory.
+Arch rejections of ``full`` on sm_90a (configurations summed over the 18 direction x dtype x ndim requests,
+each reported with its rule in ``enumerate_ruleset(...).rejected``): ``register_budget`` 4820 -- more than
+128 fp32 accumulators per thread (128x128 and larger tiles on one or two waves, 224x256, 256x224 and
+256x256 even on four): AMD's accumulator registers hold them, sm_90a's 255 registers per thread do not
+beside the operand fragments; ``tile_divisible`` 848 -- the SPLIT_MK wave strategy (wave_k 2) on tiles whose
+tile_k equals the warp tile's K (8, 16, 32), which must be a multiple of wave_k x warp_tile_k;
+``shared_memory`` 246 -- fp32 K-64 tiles with tile_m + tile_n >= 256 on the 4-stage mem and comp_async
+pipelines, beyond sm_90a's 227 KB per block; ``depthwise_vector_width`` 18 -- fp32 depthwise vec 8 (32
+bytes; the widest vector access is 16 bytes); ``vector_width`` 10 -- legacy bwd_data fp16 vec 16 (32
+bytes); ``depthwise_vector_divides_tile`` 6 -- out_vec 8 on the 14x28 depthwise tile (a vector store would
+straddle two rows of the output tile).
 """
 
 from __future__ import annotations

@@ -3,7 +3,18 @@
 Each non-comment line is parsed (``rulesets.conf_lines``), converted (``rulesets.legacy_convert``) and then
 either *parsed* (its configurations are new), *duplicate* (they repeat an earlier line's: lines that differ
 only in thread-cluster ``Seq(...)`` or K0/K1 splits) or *skipped* (with upstream's reason). A line no format
-explains raises ``LegacyFormatError`` naming ``file:line``.
+explains raises ``LegacyFormatError`` naming ``file:line``. The ``profiler`` and ``tests`` rule sets are the
+configurations of the ``profiler/`` and ``tests/`` files (``rulesets.enumerate``); per file and line, the
+parity report (``rulesets.parity``) lists which of them the arch rejects.
+
+Arch rejections of ``profiler`` on sm_90a (configurations summed over the 18 requests):
+``depthwise_vector_width`` 14 -- depthwise vec 8 in fp32 (32 bytes; the widest vector access is 16 bytes);
+``vector_width`` 10 -- bwd_data fp16 vec 16 (32 bytes); ``depthwise_vector_divides_tile`` 6 -- out_vec 8 on
+the 14x28 depthwise tile (a vector store would straddle two rows of the output tile).
+
+Arch rejections of ``tests`` on sm_90a (configurations summed over the 18 requests): ``register_budget`` 6 --
+224x256, 256x224 and 256x256 tiles on four waves (more than 128 fp32 accumulators per thread);
+``depthwise_vector_width`` 4 -- depthwise vec 8 in fp32; ``vector_width`` 3 -- bwd_data fp16 vec 16.
 """
 
 from __future__ import annotations

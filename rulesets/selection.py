@@ -5,6 +5,12 @@ order (``(i + 1) % 5 == 0``), at least one per category, plus the first configur
 scheduler) pair present that the picks miss.
 ``tiny``: defined per direction over all dtypes and ndims: one configuration of ``full-tests`` per
 (category, ndim), then round-robin over (category, ndim, dtype) groups until there are at least ``TINY_MIN``.
+
+Arch rejections of ``full-tests`` on sm_90a: none of its own; it selects from arch-filtered ``full``, so
+its configurations all run, and its ``rejected`` are ``full``'s (listed in ``rulesets.full``).
+
+Arch rejections of ``tiny`` on sm_90a: none of its own; it selects from arch-filtered ``full-tests``, and
+its ``rejected`` are ``full``'s.
 """
 
 from __future__ import annotations

@@ -5,11 +5,17 @@ byte-identical exports."""
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from functools import cache
 from pathlib import Path
 
 import pytest
 
+import rulesets.default
+import rulesets.full
+import rulesets.legacy
+import rulesets.selection
 from generators.enums import Category, DataType, Direction
 from rulesets import (
     RULESET_NAMES,
@@ -123,3 +129,34 @@ def test_missing_legacy_dir_is_one_line(tmp_path: Path) -> None:
     )
     with pytest.raises(RulesetError, match="does not exist"):
         enumerate_ruleset(request)
+
+
+DOC_MODULES = {
+    "full": rulesets.full,
+    "full-tests": rulesets.selection,
+    "tiny": rulesets.selection,
+    "default": rulesets.default,
+    "profiler": rulesets.legacy,
+    "tests": rulesets.legacy,
+}
+
+
+def documented_rejections(ruleset: str) -> dict[str, int]:
+    """``rule`` -> count from the docstring paragraph "Arch rejections of ``<ruleset>`` on sm_90a ..."."""
+    doc = DOC_MODULES[ruleset].__doc__ or ""
+    start = doc.index(f"Arch rejections of ``{ruleset}`` on sm_90a")
+    paragraph = doc[start:].split("\n\n")[0]
+    return {rule: int(count) for rule, count in re.findall(r"``(\w+)`` (\d+)", paragraph)}
+
+
+@pytest.mark.parametrize("ruleset", RULESET_NAMES)
+def test_docstring_lists_the_rules_that_fire(ruleset: str) -> None:
+    documented = documented_rejections(ruleset)
+    if ruleset in ("full-tests", "tiny"):
+        # They select from arch-filtered full: nothing of their own, and they report full's rejections.
+        assert documented == {}
+        for combo in COMBOS:
+            assert result(ruleset, *combo).rejected == result("full", *combo).rejected
+        return
+    fired = Counter(r.rule for combo in COMBOS for r in result(ruleset, *combo).rejected)
+    assert documented == dict(fired)
