@@ -131,11 +131,10 @@ def test_round_trip_over_a_large_grid():
 def test_round_trip_over_all_of_full():
     rulesets = pytest.importorskip("rulesets")
     names: dict[str, object] = {}
-    for direction in ("fwd", "bwd_data", "bwd_weight"):
-        for dtype in ("fp16", "bf16", "fp32"):
-            for ndim in (2, 3):
-                request = rulesets.RulesetRequest.build(ruleset="full", direction=direction, dtype=dtype, ndim=ndim)
-                for config in rulesets.enumerate_ruleset(request).configs:
-                    assert names.setdefault(config.name, config) == config  # one name, one configuration
-                    assert parse_kernel_name(config.name) == config
+    signatures = itertools.product(("fwd", "bwd_data", "bwd_weight"), ("fp16", "bf16", "fp32"), (2, 3))
+    for direction, dtype, ndim in signatures:
+        request = rulesets.RulesetRequest.build(ruleset="full", direction=direction, dtype=dtype, ndim=ndim)
+        for config in rulesets.enumerate_ruleset(request).configs:
+            assert names.setdefault(config.name, config) == config  # one name, one configuration
+            assert parse_kernel_name(config.name) == config
     assert len(names) > 10_000
