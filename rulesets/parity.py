@@ -1,9 +1,10 @@
 """Parity report over a legacy directory: what became of every line of every ``.conf`` file.
 
 Per file: lines, comment lines, device-op lines, parsed, duplicates, skipped (with upstream's reason), the
-configurations, how many the arch rejects (per rule: the NVIDIA rejections of upstream rules), the instances
-that remain, and whether every native line comes out byte-identical as its configuration's instance string
-(after the documented normalisations, listed as notes). The report is not ok when a line cannot be explained
+configurations, which the arch rejects (each with its line, rule and reason: the NVIDIA rejections of
+upstream rules; also counted per rule), the instances that remain, and whether every native line comes out
+byte-identical as its configuration's instance string (after the documented normalisations, listed as
+notes). The report is not ok when a line cannot be explained
 (``LegacyFormatError``) or a native line's instance string differs.
 """
 
@@ -22,6 +23,18 @@ from rulesets.legacy_files import discover
 from rulesets.warp_tile import WarpTileKConvention
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
+_CONVENTIONS = tuple(c.value for c in WarpTileKConvention)
+
+
+class RejectedLine(BaseModel):
+    """A legacy configuration the arch rejects: the line it comes from, its name, the rule and why."""
+
+    model_config = _FROZEN
+
+    line_number: int
+    name: str
+    rule: str
+    message: str
 
 
 class FileParity(BaseModel):
@@ -36,6 +49,7 @@ class FileParity(BaseModel):
     skipped: tuple[tuple[int, str], ...]
     configurations: int
     rejected_by_rule: tuple[tuple[str, int], ...]
+    rejected: tuple[RejectedLine, ...] = ()
     instances: int
     native_lines: int
     native_identical: int
@@ -52,6 +66,7 @@ class ParityReport(BaseModel):
 
     legacy_dir: str
     arch: str
+    convention: WarpTileKConvention = WarpTileKConvention.CURRENT
     files: tuple[FileParity, ...]
     errors: tuple[str, ...] = ()
 
@@ -60,7 +75,10 @@ class ParityReport(BaseModel):
         return not self.errors and all(f.ok for f in self.files)
 
     def render(self) -> str:
-        out = [f"parity report: {self.legacy_dir} (arch {self.arch})"]
+        out = [
+            f"parity report: {self.legacy_dir} (arch {self.arch}, warp_tile_k convention "
+            f"{self.convention.value})"
+        ]
         for f in self.files:
             rejected = sum(n for _, n in f.rejected_by_rule)
             out.append(
@@ -71,6 +89,9 @@ class ParityReport(BaseModel):
             out.extend(f"  duplicate line {line} of line {first}" for line, first in f.duplicates)
             out.extend(f"  skipped line {line}: {reason}" for line, reason in f.skipped)
             out.extend(f"  arch-rejected ({rule}): {n}" for rule, n in f.rejected_by_rule)
+            out.extend(
+                f"  arch-rejected line {r.line_number} ({r.rule}): {r.name}: {r.message}" for r in f.rejected
+            )
             out.extend(f"  note line {line}: {note}" for line, note in f.notes)
             if f.native_lines:
                 out.append(f"  native lines byte-identical: {f.native_identical}/{f.native_lines}")
@@ -82,11 +103,23 @@ class ParityReport(BaseModel):
 
 
 def file_parity(result: LegacyFileResult, arch: str) -> FileParity:
-    rejected: Counter[str] = Counter()
+    line_of: dict[str, int] = {}
+    for outcome in result.outcomes:
+        for name in outcome.names:
+            line_of.setdefault(name, outcome.line_number)
+    rejected = []
     for config in result.configs:
         verdict = validate(config, arch)
         if not verdict.ok:
-            rejected[verdict.rule] += 1
+            rejected.append(
+                RejectedLine(
+                    line_number=line_of[config.name],
+                    name=config.name,
+                    rule=verdict.rule,
+                    message=verdict.message,
+                )
+            )
+    by_rule = Counter(r.rule for r in rejected)
     by_name = {c.name: c for c in result.configs}
     natives = [o for o in result.outcomes if o.canonical_text is not None]
     mismatches = tuple(
@@ -108,8 +141,9 @@ def file_parity(result: LegacyFileResult, arch: str) -> FileParity:
         duplicates=tuple((o.line_number, o.duplicate_of or 0) for o in outcomes if o.status == "duplicate"),
         skipped=tuple((o.line_number, o.reason) for o in outcomes if o.status == "skipped"),
         configurations=len(result.configs),
-        rejected_by_rule=tuple(sorted(rejected.items())),
-        instances=len(result.configs) - sum(rejected.values()),
+        rejected_by_rule=tuple(sorted(by_rule.items())),
+        rejected=tuple(sorted(rejected, key=lambda r: (r.line_number, r.name))),
+        instances=len(result.configs) - len(rejected),
         native_lines=len(natives),
         native_identical=len(natives) - len(mismatches),
         native_mismatches=mismatches,
@@ -120,9 +154,11 @@ def file_parity(result: LegacyFileResult, arch: str) -> FileParity:
 def build_report(
     legacy_dir: Path | str,
     arch: str = "sm_90a",
-    convention: WarpTileKConvention = WarpTileKConvention.CURRENT,
+    convention: WarpTileKConvention | str = WarpTileKConvention.CURRENT,
 ) -> ParityReport:
-    """The parity report of every ``.conf`` file under ``legacy_dir``; RulesetError for a missing dir/arch."""
+    """The parity report of every ``.conf`` file under ``legacy_dir``, converted with the warp_tile_k
+    ``convention`` (``current`` or ``first_tool``); RulesetError (one line) for a missing dir, an unknown arch
+    or convention."""
     root = Path(legacy_dir)
     if not root.is_dir():
         raise RulesetError(
@@ -132,11 +168,17 @@ def build_report(
         get_arch(arch)
     except ValueError as error:
         raise RulesetError(str(error)) from None
+    if convention not in (*WarpTileKConvention, *_CONVENTIONS):
+        accepted = ", ".join(_CONVENTIONS)
+        raise RulesetError(f"unknown warp_tile_k convention {convention!r}; accepted: {accepted}")
+    chosen = WarpTileKConvention(convention)
     files: list[FileParity] = []
     errors: list[str] = []
     for path in discover(root):
         try:
-            files.append(file_parity(read_legacy_file(root, path, convention), arch))
+            files.append(file_parity(read_legacy_file(root, path, chosen), arch))
         except LegacyFormatError as error:
             errors.append(str(error))
-    return ParityReport(legacy_dir=str(root), arch=arch, files=tuple(files), errors=tuple(errors))
+    return ParityReport(
+        legacy_dir=str(root), arch=arch, convention=chosen, files=tuple(files), errors=tuple(errors)
+    )

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from generators.config import KernelConfig
-from rulesets import RulesetRequest, WarpTileKConvention, enumerate_ruleset
+from rulesets import RulesetError, RulesetRequest, WarpTileKConvention, enumerate_ruleset
 from rulesets.conf_tokens import is_comment_or_blank
 from rulesets.legacy import read_legacy_dir
 from rulesets.parity import build_report
@@ -122,3 +122,38 @@ def test_legacy_rulesets_hold_every_unique_line(legacy_dir: Path, subset: str) -
     )
     expected = {"profiler": 18, "tests": 37 + 5}[subset]
     assert len(result.configs) + len(result.rejected) == expected
+
+
+def test_parity_report_lists_each_rejected_legacy_configuration(legacy_dir: Path) -> None:
+    report = build_report(legacy_dir, "sm_90a", "current")
+    by_path = {f.path: f for f in report.files}
+    # bwd_data tests line 10: ScalarPerVector A 16 in fp16 (32 bytes); bwd_weight tests line 23: explicit GEMM
+    # BlkTile 256x256 on BlkSize 256 (256 fp32 accumulators per thread).
+    vec16 = by_path["backward_data/tests/nhwgc_fp16.conf"].rejected
+    assert (vec16[0].line_number, vec16[0].rule) == (10, "vector_width")
+    assert "_vec16_2_2" in vec16[0].name and "16" in vec16[0].message
+    (big,) = by_path["backward_weight/tests/nhwgc_fp16.conf"].rejected
+    assert (big.line_number, big.rule) == (23, "register_budget") and "_256x256x32_" in big.name
+    for f in report.files:
+        assert sum(n for _, n in f.rejected_by_rule) == len(f.rejected)
+        assert f.instances == f.configurations - len(f.rejected)
+    assert f"arch-rejected line 23 (register_budget): {big.name}: " in report.render()
+
+
+def test_parity_report_takes_the_warp_tile_k_convention(legacy_dir: Path) -> None:
+    current = build_report(legacy_dir)
+    first_tool = build_report(legacy_dir, convention="first_tool")
+    assert current.convention is WarpTileKConvention.CURRENT
+    assert first_tool.convention is WarpTileKConvention.FIRST_TOOL
+    assert "warp_tile_k convention first_tool" in first_tool.render()
+    names = {r.name for f in first_tool.files for r in f.rejected}
+    # 32x32 fp16 warp tile: k_mfma 8 for the first tool, 16 now -> a different warp_tile_k in the names.
+    assert any("_32x32x8_" in n for n in names) and not any(
+        "_32x32x8_" in r.name for f in current.files for r in f.rejected if "fp16" in r.name
+    )
+
+
+def test_parity_report_bad_convention_is_one_line(legacy_dir: Path) -> None:
+    with pytest.raises(RulesetError) as caught:
+        build_report(legacy_dir, convention="newest")
+    assert str(caught.value) == "unknown warp_tile_k convention 'newest'; accepted: current, first_tool"
