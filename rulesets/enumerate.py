@@ -3,7 +3,7 @@
 Every rule set costs at most what it selects from: ``full`` validates the rule-derived and legacy candidates
 of the request once; ``full-tests`` selects from that; ``tiny``, defined per direction, validates each of the
 direction's six (dtype, ndim) siblings once per call, and that per-direction work is cached on immutable
-arguments (``direction_full_tests``) so that the build's six requests of a direction share it.
+arguments (``direction_tiny``) so that the build's six requests of a direction share it.
 """
 
 from __future__ import annotations
@@ -126,32 +126,31 @@ def _full_tests(full: Filtered) -> Filtered:
 # six siblings; the function is pure (immutable, hashable arguments, file texts included; the arch table is
 # static), so a cached result is the one a fresh call computes. maxsize bounds memory to a few directions.
 @lru_cache(maxsize=6)
-def direction_full_tests(
+def direction_tiny(
     direction: Direction, arch: str, convention: WarpTileKConvention, source: LegacySource
 ) -> tuple[Filtered, ...]:
-    """``full-tests`` of each of the direction's ``SIBLINGS``, in that order, each enumerated once."""
+    """``tiny`` of each of the direction's ``SIBLINGS``, in that order: each sibling's ``full-tests`` is
+    enumerated once and the direction's selection made once; rejected and skipped lines are the sibling's."""
     spec = _arch(arch)
+    siblings = {
+        (dtype, ndim): _full_tests(_full(direction, dtype, ndim, spec, convention, source))
+        for dtype, ndim in SIBLINGS
+    }
+    chosen = tiny(lambda dtype, ndim: siblings[(dtype, ndim)].configs)
     return tuple(
-        _full_tests(_full(direction, dtype, ndim, spec, convention, source)) for dtype, ndim in SIBLINGS
+        Filtered(
+            configs=tuple(c for c in chosen if c.dtype is dtype and c.ndim_spatial == ndim),
+            rejected=siblings[(dtype, ndim)].rejected,
+            skipped=siblings[(dtype, ndim)].skipped,
+        )
+        for dtype, ndim in SIBLINGS
     )
 
 
 def _tiny(request: RulesetRequest) -> Filtered:
     source = legacy_source(request, FULL_LEGACY_SUBSETS)
-    siblings = dict(
-        zip(
-            SIBLINGS,
-            direction_full_tests(request.direction, request.arch, request.warp_tile_k_convention, source),
-            strict=True,
-        )
-    )
-    own = siblings[(request.dtype, request.ndim)]
-    chosen = tuple(
-        c
-        for c in tiny(lambda dtype, ndim: siblings[(dtype, ndim)].configs)
-        if c.dtype is request.dtype and c.ndim_spatial == request.ndim
-    )
-    return Filtered(configs=chosen, rejected=own.rejected, skipped=own.skipped)
+    per_sibling = direction_tiny(request.direction, request.arch, request.warp_tile_k_convention, source)
+    return per_sibling[SIBLINGS.index((request.dtype, request.ndim))]
 
 
 def _enumerate(request: RulesetRequest, arch: ArchSpec) -> Filtered:

@@ -12,7 +12,7 @@ import pytest
 import rulesets.enumerate as enumerate_module
 from generators.enums import DataType, Direction
 from rulesets import RulesetRequest, enumerate_ruleset
-from rulesets.enumerate import direction_full_tests
+from rulesets.enumerate import direction_tiny
 from rulesets.full import rule_configs
 
 
@@ -26,9 +26,9 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[object, ...]]]
         return rule_configs(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(enumerate_module, "rule_configs", counting)
-    direction_full_tests.cache_clear()
+    direction_tiny.cache_clear()
     yield seen
-    direction_full_tests.cache_clear()
+    direction_tiny.cache_clear()
 
 
 def request(ruleset: str, direction: str, dtype: str, ndim: int, **extra: object) -> RulesetRequest:
