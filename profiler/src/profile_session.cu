@@ -9,7 +9,7 @@
 #include <string>
 
 #include "device_tensors.hpp"
-#include "tiledispatch/reference/reference.hpp"
+#include "tiledispatch/reference/device.cuh"
 #include "tiledispatch/runtime/check.hpp"
 
 namespace tiledispatch::profiler {

@@ -40,7 +40,8 @@ def profiler_sources() -> list[Path]:
 
 def _digest(paths: list[Path], flags: list[str]) -> str:
     h = hashlib.sha256("\0".join(flags).encode())
-    headers = sorted((REPO_ROOT / "instances" / "include").rglob("*.hpp")) + sorted(FIXTURES.rglob("*.hpp"))
+    include = REPO_ROOT / "instances" / "include"
+    headers = sorted([*include.rglob("*.hpp"), *include.rglob("*.cuh")]) + sorted(FIXTURES.rglob("*.cu*"))
     headers += sorted((REPO_ROOT / "profiler" / "src").glob("*.hpp"))
     for path in [*paths, *headers]:
         h.update(str(path.relative_to(REPO_ROOT)).encode())
@@ -61,9 +62,6 @@ def build(name: str, sources: list[Path], extra_flags: list[str] | None = None) 
         str(REPO_ROOT / "instances" / "include"),
         "-I",
         str(REPO_ROOT / "profiler" / "src"),
-        # Test doubles last: a real header of the same name in instances/include wins.
-        "-I",
-        str(FIXTURES / "include"),
         "-cudart",
         "static",
         *(extra_flags or []),
