@@ -1,0 +1,67 @@
+// The problem battery of the GPU check (issue 4): C/G from 1 to 64 and odd, K/G odd, padding, stride 2,
+// dilation 2, filters 1x1, 3x3, 5x5, 7x7, 3D, N = 1, and one large layer.
+#pragma once
+
+#include <vector>
+
+#include "tiledispatch/runtime/problem.hpp"
+
+namespace tiledispatch::check {
+
+struct BatteryEntry {
+  const char* what;
+  ConvProblem problem;
+};
+
+inline ConvProblem conv2d(int64_t G, int64_t N, int64_t C, int64_t K, int64_t H, int64_t W, int64_t f, int64_t s,
+                          int64_t pad, int64_t dil) {
+  ConvProblem p;
+  p.ndim_spatial = 2;
+  p.G = G, p.N = N, p.C = C, p.K = K;
+  p.input = {1, H, W};
+  p.filter = {1, f, f};
+  p.stride = {1, s, s};
+  p.dilation = {1, dil, dil};
+  p.left_pad = {0, pad, pad};
+  p.right_pad = {0, pad, pad};
+  return p;
+}
+
+inline ConvProblem conv3d(int64_t G, int64_t N, int64_t C, int64_t K, int64_t D, int64_t H, int64_t W, int64_t f,
+                          int64_t s, int64_t pad, int64_t dil) {
+  ConvProblem p;
+  p.ndim_spatial = 3;
+  p.G = G, p.N = N, p.C = C, p.K = K;
+  p.input = {D, H, W};
+  p.filter = {f, f, f};
+  p.stride = {s, s, s};
+  p.dilation = {dil, dil, dil};
+  p.left_pad = {pad, pad, pad};
+  p.right_pad = {pad, pad, pad};
+  return p;
+}
+
+inline std::vector<BatteryEntry> battery(bool include_large) {
+  std::vector<BatteryEntry> b = {
+      {"dense 3x3 C/G=64", conv2d(1, 2, 64, 64, 14, 14, 3, 1, 1, 1)},
+      {"C/G=1 K/G=3 3x3 N=1", conv2d(4, 1, 4, 12, 9, 11, 3, 1, 1, 1)},
+      {"C/G=3 K/G=5 5x5 stride 2", conv2d(2, 2, 6, 10, 8, 8, 5, 2, 2, 1)},
+      {"C/G=8 7x7 dilation 2", conv2d(3, 1, 24, 24, 13, 13, 7, 1, 3, 2)},
+      {"1x1 stride 1 pad 0", conv2d(1, 3, 32, 48, 10, 10, 1, 1, 0, 1)},
+      {"1x1 stride 2 pad 0", conv2d(2, 2, 64, 64, 11, 11, 1, 2, 0, 1)},
+      {"C/G=8 3x3 stride 2", conv2d(8, 2, 64, 64, 7, 7, 3, 2, 1, 1)},
+      {"C/G=K/G=1 G=32 3x3", conv2d(32, 2, 32, 32, 10, 10, 3, 1, 1, 1)},
+      {"C/G=64 K/G=48 3x3", conv2d(2, 2, 128, 96, 6, 6, 3, 1, 1, 1)},
+      {"odd 17x17 3x3 stride 2 dilation 2 no pad", conv2d(1, 1, 16, 16, 17, 17, 3, 2, 0, 2)},
+      {"C/G=4 K/G=7 3x3", conv2d(3, 2, 12, 21, 9, 9, 3, 1, 1, 1)},
+      {"C/G=2 K/G=2 G=8 3x3", conv2d(8, 2, 16, 16, 12, 12, 3, 1, 1, 1)},
+      {"C/G=5 K/G=9 asymmetric", conv2d(1, 2, 5, 9, 7, 12, 3, 1, 2, 1)},
+      {"3D 3x3x3 C/G=8", conv3d(2, 1, 16, 16, 5, 6, 7, 3, 1, 1, 1)},
+      {"3D 1x1x1", conv3d(1, 2, 8, 8, 4, 4, 4, 1, 1, 0, 1)},
+      {"3D C/G=1 3x3x3 stride 2", conv3d(4, 1, 4, 4, 5, 5, 5, 3, 2, 1, 1)},
+  };
+  if (include_large) b.push_back({"large: ResNet 3x3 256->256 56x56 N=8", conv2d(1, 8, 256, 256, 56, 56, 3, 1, 1, 1)});
+  return b;
+}
+
+}  // namespace tiledispatch::check

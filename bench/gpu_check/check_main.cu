@@ -1,0 +1,233 @@
+// GPU check: every instance of a set against the reference kernels on the problem battery; prints
+// checked / passed / not supported / failed per direction and exits non-zero on any failure.
+//
+//   gpu_check [--no-large] [--verbose]
+//
+// The instance set is the hand-written one (hand_*.cu) unless built with -DTD_GENERATED_SET, which links the
+// generated register_<dir>_instances() functions instead.
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "battery.hpp"
+#include "tiledispatch/reference/device.cuh"
+#include "tiledispatch/runtime/check.hpp"
+#include "tiledispatch/runtime/registry.hpp"
+
+#ifdef TD_GENERATED_SET
+namespace tiledispatch::generated {
+void register_fwd_instances(Registry&);
+void register_bwd_data_instances(Registry&);
+void register_bwd_weight_instances(Registry&);
+}  // namespace tiledispatch::generated
+#else
+namespace tiledispatch::hand {
+void add_hand_fwd(InstanceList&);
+void add_hand_bwd_data(InstanceList&);
+void add_hand_bwd_weight(InstanceList&);
+}  // namespace tiledispatch::hand
+#endif
+
+namespace {
+
+using namespace tiledispatch;
+
+// Uniform values in [-1, 1) from a per-element hash of (seed, index): fresh inputs for every check.
+template <class T>
+__global__ void fill_random(T* data, int64_t count, uint32_t seed) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
+    uint32_t h = uint32_t(i) * 2654435761u ^ (seed * 2246822519u) ^ uint32_t(i >> 32) * 3266489917u;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    h *= 3266489917u;
+    h ^= h >> 16;
+    data[i] = T(float(h >> 8) * (2.0f / 16777216.0f) - 1.0f);
+  }
+}
+
+
+template <class T>
+__global__ void to_float(const T* in, float* out, int64_t count) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
+    out[i] = float(in[i]);
+  }
+}
+
+void fill(DataType t, void* ptr, int64_t count, uint32_t seed) {
+  const int blocks = int(std::min<int64_t>((count + 255) / 256, 8192));
+  switch (t) {
+    case DataType::kFp16: fill_random<__half><<<blocks, 256>>>(static_cast<__half*>(ptr), count, seed); break;
+    case DataType::kBf16:
+      fill_random<__nv_bfloat16><<<blocks, 256>>>(static_cast<__nv_bfloat16*>(ptr), count, seed);
+      break;
+    case DataType::kFp32: fill_random<float><<<blocks, 256>>>(static_cast<float*>(ptr), count, seed); break;
+  }
+  TD_CHECK_CUDA(cudaGetLastError());
+}
+
+void widen(DataType t, const void* ptr, float* out, int64_t count) {
+  const int blocks = int(std::min<int64_t>((count + 255) / 256, 8192));
+  switch (t) {
+    case DataType::kFp16: to_float<__half><<<blocks, 256>>>(static_cast<const __half*>(ptr), out, count); break;
+    case DataType::kBf16:
+      to_float<__nv_bfloat16><<<blocks, 256>>>(static_cast<const __nv_bfloat16*>(ptr), out, count);
+      break;
+    case DataType::kFp32: to_float<float><<<blocks, 256>>>(static_cast<const float*>(ptr), out, count); break;
+  }
+  TD_CHECK_CUDA(cudaGetLastError());
+}
+
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  explicit DeviceBuffer(size_t n) : bytes(n) { TD_CHECK_CUDA(cudaMalloc(&ptr, n == 0 ? 16 : n)); }
+  ~DeviceBuffer() { cudaFree(ptr); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+struct Counts {
+  int checked = 0, passed = 0, not_supported = 0, failed = 0;
+};
+
+// Relative L2 error ||out - ref|| / ||ref||; NaN (a poisoned element left unwritten) gives infinity.
+double relative_l2(const std::vector<float>& out, const std::vector<float>& ref, double& ref_norm) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const double d = double(out[i]) - double(ref[i]);
+    if (!std::isfinite(out[i])) return INFINITY;
+    num += d * d;
+    den += double(ref[i]) * double(ref[i]);
+  }
+  ref_norm = std::sqrt(den);
+  return den > 0 ? std::sqrt(num / den) : INFINITY;
+}
+
+const char* direction_name(ConvDirection d) { return to_token(d).data(); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool include_large = true, verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--no-large") == 0) {
+      include_large = false;
+    } else if (std::strcmp(argv[i], "--verbose") == 0) {
+      verbose = true;
+    } else {
+      std::fprintf(stderr, "gpu_check: unknown option '%s'; accepted: --no-large, --verbose\n", argv[i]);
+      return 2;
+    }
+  }
+  Registry registry;
+#ifdef TD_GENERATED_SET
+  generated::register_fwd_instances(registry);
+  generated::register_bwd_data_instances(registry);
+  generated::register_bwd_weight_instances(registry);
+#else
+  {
+    InstanceList list;
+    hand::add_hand_fwd(list);
+    hand::add_hand_bwd_data(list);
+    hand::add_hand_bwd_weight(list);
+    registry.register_set(std::move(list));
+  }
+#endif
+  const auto problems = check::battery(include_large);
+  std::map<ConvDirection, Counts> counts;
+  std::map<std::string, int> reasons;
+  uint32_t seed = 1;
+  for (const GroupedConvInstance* instance : registry.list()) {
+    const Signature sig = instance->signature();
+    for (const auto& entry : problems) {
+      const ConvProblem& p = entry.problem;
+      Counts& c = counts[sig.direction];
+      const Support support = instance->is_supported(p);
+      if (!support) {
+        ++c.not_supported;
+        ++reasons[std::string(to_token(sig.direction)) + ": " + support.reason];
+        if (verbose) std::printf("[Not supported] %s | %s | %s\n", std::string(instance->name()).c_str(), entry.what, support.reason.c_str());
+        continue;
+      }
+      const int elem = element_bytes(sig.dtype);
+      DeviceBuffer in(size_t(p.input_elements()) * elem), wei(size_t(p.weight_elements()) * elem),
+          out(size_t(p.output_elements()) * elem), work(instance->workspace_bytes(p));
+      const int64_t result_count = reference::result_elements(sig.direction, p);
+      DeviceBuffer ref(size_t(result_count) * 4), got(size_t(result_count) * 4);
+      // Fresh random inputs; the tensor the direction writes is poisoned (0xFF bytes: NaN in every dtype).
+      fill(sig.dtype, in.ptr, p.input_elements(), seed++);
+      fill(sig.dtype, wei.ptr, p.weight_elements(), seed++);
+      fill(sig.dtype, out.ptr, p.output_elements(), seed++);
+      ConvArgs args;
+      args.input = in.ptr, args.weight = wei.ptr, args.output = out.ptr;
+      args.workspace = work.ptr, args.workspace_bytes = work.bytes;
+      void* written = sig.direction == ConvDirection::kFwd       ? out.ptr
+                      : sig.direction == ConvDirection::kBwdData ? in.ptr
+                                                                 : wei.ptr;
+      TD_CHECK_CUDA(reference::run(sig.direction, sig.dtype, p, args, static_cast<float*>(ref.ptr)));
+      std::vector<float> ref_host(static_cast<size_t>(result_count)), got_host(static_cast<size_t>(result_count));
+      TD_CHECK_CUDA(cudaMemcpy(ref_host.data(), ref.ptr, ref.bytes, cudaMemcpyDeviceToHost));
+      // bwd_weight is also checked with split-K (k_batch 3) on every supported problem.
+      const std::vector<int> k_batches = sig.direction == ConvDirection::kBwdWeight ? std::vector<int>{1, 3}
+                                                                                    : std::vector<int>{1};
+      for (int k_batch : k_batches) {
+        args.k_batch = k_batch;
+        ++c.checked;
+        std::string failure;
+        if (Support a = instance->check_args(p, args); !a) {
+          failure = "check_args: " + a.reason;
+        } else {
+          TD_CHECK_CUDA(cudaMemset(written, 0xFF, sig.direction == ConvDirection::kFwd ? out.bytes
+                                                  : sig.direction == ConvDirection::kBwdData ? in.bytes : wei.bytes));
+          const cudaError_t launch = instance->run(p, args);
+          const cudaError_t sync = cudaDeviceSynchronize();
+          if (launch != cudaSuccess || sync != cudaSuccess) {
+            failure = std::string("run: ") + cudaGetErrorString(launch != cudaSuccess ? launch : sync);
+            if (sync != cudaSuccess) {
+              std::printf("FAILED %s | %s | %s (sticky error: stopping)\n", std::string(instance->name()).c_str(), entry.what, failure.c_str());
+              return 1;
+            }
+          } else {
+            widen(sig.dtype, written, static_cast<float*>(got.ptr), result_count);
+            TD_CHECK_CUDA(cudaMemcpy(got_host.data(), got.ptr, got.bytes, cudaMemcpyDeviceToHost));
+            double ref_norm = 0;
+            const double err = relative_l2(got_host, ref_host, ref_norm);
+            const double tol = sig.dtype == DataType::kFp32 ? 2e-3 : 1e-2;
+            if (!(err <= tol) || ref_norm == 0) {
+              char buf[160];
+              std::snprintf(buf, sizeof buf, "relative L2 %.3e > %.0e (|ref| %.3e)", err, tol, ref_norm);
+              failure = buf;
+            } else if (verbose) {
+              std::printf("[Passed] %s | %s | k_batch %d | rel L2 %.2e\n", std::string(instance->name()).c_str(), entry.what, k_batch, err);
+            }
+          }
+        }
+        if (failure.empty()) {
+          ++c.passed;
+        } else {
+          ++c.failed;
+          std::printf("FAILED %s | %s | %s | k_batch %d | %s\n", std::string(instance->name()).c_str(), entry.what,
+                      p.to_string().c_str(), k_batch, failure.c_str());
+        }
+      }
+    }
+  }
+  std::printf("\nnot-supported reasons (count):\n");
+  for (const auto& [reason, n] : reasons) std::printf("  %4d  %s\n", n, reason.c_str());
+  std::printf("\n%-11s %8s %8s %14s %8s\n", "direction", "checked", "passed", "not supported", "failed");
+  int total_failed = 0;
+  for (auto d : {ConvDirection::kFwd, ConvDirection::kBwdData, ConvDirection::kBwdWeight}) {
+    const Counts& c = counts[d];
+    std::printf("%-11s %8d %8d %14d %8d\n", direction_name(d), c.checked, c.passed, c.not_supported, c.failed);
+    total_failed += c.failed;
+  }
+  std::printf("instances: %zu, problems: %zu\n", registry.size(), problems.size());
+  return total_failed == 0 ? 0 : 1;
+}
