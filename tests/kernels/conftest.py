@@ -1,0 +1,41 @@
+"""Fixtures for the kernel-library tests: the pinned nvcc and the include paths."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SITE = Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+
+
+@pytest.fixture(scope="session")
+def nvcc() -> Path:
+    path = SITE / "nvidia" / "cu13" / "bin" / "nvcc"
+    if not path.is_file():
+        pytest.skip(f"pinned nvcc not found at {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def cute_include() -> Path:
+    path = SITE / "cutlass_library" / "source" / "include"
+    if not (path / "cute" / "tensor.hpp").is_file():
+        pytest.skip(f"CuTe headers not found under {path}")
+    return path
+
+
+def compile_and_run(nvcc: Path, source: Path, out_dir: Path, extra: list[str]) -> str:
+    """Compile one host program with the pinned nvcc (include instances/include) and return its stdout."""
+    binary = out_dir / source.stem
+    lib = nvcc.parent.parent / "lib"  # the wheel's libcudart_static.a
+    cmd = [str(nvcc), "-std=c++17", f"-I{REPO_ROOT / 'instances' / 'include'}", f"-L{lib}", *extra]
+    cmd += [str(source), "-o", str(binary)]
+    built = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert built.returncode == 0, f"compile failed:\n{built.stderr[-4000:]}"
+    ran = subprocess.run([str(binary)], capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, ran.stderr
+    return ran.stdout
