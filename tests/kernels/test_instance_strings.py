@@ -13,41 +13,119 @@ import pytest
 
 from tests.kernels.conftest import compile_and_run
 
-config_module = pytest.importorskip("generators.config", reason="generators.config (KernelConfig) not available")
+config_module = pytest.importorskip(
+    "generators.config", reason="generators.config (KernelConfig) not available"
+)
 enums = pytest.importorskip("generators.enums", reason="generators.enums not available")
 KernelConfig = config_module.KernelConfig
 
 
 def _configs() -> list:
     e = enums
-    base = dict(tile_m=128, tile_n=128, tile_k=32, wave_m=2, wave_n=2, wave_k=1, warp_tile_m=32, warp_tile_n=32,
-                warp_tile_k=16)
+    base = dict(
+        tile_m=128,
+        tile_n=128,
+        tile_k=32,
+        wave_m=2,
+        wave_n=2,
+        wave_k=1,
+        warp_tile_m=32,
+        warp_tile_n=32,
+        warp_tile_k=16,
+    )
     return [
         KernelConfig(direction=e.Direction.FWD, dtype=e.DataType.FP16, ndim_spatial=2, **base),
-        KernelConfig(direction=e.Direction.FWD, dtype=e.DataType.BF16, ndim_spatial=3, pipeline=e.Pipeline.COMPV4,
-                     double_smem_buffer=True, specialization=e.Specialization.FILTER1X1_PAD0, vector_size_a=8,
-                     **base),
-        KernelConfig(direction=e.Direction.FWD, dtype=e.DataType.FP16, ndim_spatial=2, num_groups_to_merge=8,
-                     split_image=True, explicit_gemm=True, scheduler=e.Scheduler.INTERWAVE,
-                     pipeline=e.Pipeline.MEM, **base),
-        KernelConfig(direction=e.Direction.BWD_DATA, dtype=e.DataType.FP32, ndim_spatial=2, vector_size_a=1,
-                     vector_size_b=2, vector_size_c=4, pipeline=e.Pipeline.BASIC_V1, **base),
-        KernelConfig(direction=e.Direction.BWD_DATA, dtype=e.DataType.FP16, ndim_spatial=3,
-                     specialization=e.Specialization.FILTER1X1_STRIDE1_PAD0, pipeline=e.Pipeline.COMPV6, **base),
-        KernelConfig(direction=e.Direction.BWD_WEIGHT, dtype=e.DataType.BF16, ndim_spatial=2, tile_m=128,
-                     tile_n=128, tile_k=32, wave_m=4, wave_n=1, wave_k=1, warp_tile_m=16, warp_tile_n=16,
-                     warp_tile_k=16, vector_size_a=4, vector_size_b=4, vector_size_c=4),
-        KernelConfig(direction=e.Direction.BWD_WEIGHT, dtype=e.DataType.FP16, ndim_spatial=2, tile_m=64, tile_n=64,
-                     tile_k=64, wave_m=2, wave_n=2, wave_k=1, warp_tile_m=16, warp_tile_n=16, warp_tile_k=16,
-                     vector_size_a=8, vector_size_b=8, vector_size_c=8, pipeline=e.Pipeline.BASIC_ASYNC_V1,
-                     streamk_enabled=True, streamk_reduction=e.StreamKReduction.TREE),
-        KernelConfig(direction=e.Direction.BWD_WEIGHT, dtype=e.DataType.FP32, ndim_spatial=3, two_stage=True,
-                     streamk_enabled=True, streamk_reduction=e.StreamKReduction.LINEAR, streamk_persistent=True,
-                     num_wave_groups=2, **base),
+        KernelConfig(
+            direction=e.Direction.FWD,
+            dtype=e.DataType.BF16,
+            ndim_spatial=3,
+            pipeline=e.Pipeline.COMPV4,
+            double_smem_buffer=True,
+            specialization=e.Specialization.FILTER1X1_PAD0,
+            vector_size_a=8,
+            **base,
+        ),
+        KernelConfig(
+            direction=e.Direction.FWD,
+            dtype=e.DataType.FP16,
+            ndim_spatial=2,
+            num_groups_to_merge=8,
+            split_image=True,
+            explicit_gemm=True,
+            scheduler=e.Scheduler.INTERWAVE,
+            pipeline=e.Pipeline.MEM,
+            **base,
+        ),
+        KernelConfig(
+            direction=e.Direction.BWD_DATA,
+            dtype=e.DataType.FP32,
+            ndim_spatial=2,
+            vector_size_a=1,
+            vector_size_b=2,
+            vector_size_c=4,
+            pipeline=e.Pipeline.BASIC_V1,
+            **base,
+        ),
+        KernelConfig(
+            direction=e.Direction.BWD_DATA,
+            dtype=e.DataType.FP16,
+            ndim_spatial=3,
+            specialization=e.Specialization.FILTER1X1_STRIDE1_PAD0,
+            pipeline=e.Pipeline.COMPV6,
+            **base,
+        ),
+        KernelConfig(
+            direction=e.Direction.BWD_WEIGHT,
+            dtype=e.DataType.BF16,
+            ndim_spatial=2,
+            tile_m=128,
+            tile_n=128,
+            tile_k=32,
+            wave_m=4,
+            wave_n=1,
+            wave_k=1,
+            warp_tile_m=16,
+            warp_tile_n=16,
+            warp_tile_k=16,
+            vector_size_a=4,
+            vector_size_b=4,
+            vector_size_c=4,
+        ),
+        KernelConfig(
+            direction=e.Direction.BWD_WEIGHT,
+            dtype=e.DataType.FP16,
+            ndim_spatial=2,
+            tile_m=64,
+            tile_n=64,
+            tile_k=64,
+            wave_m=2,
+            wave_n=2,
+            wave_k=1,
+            warp_tile_m=16,
+            warp_tile_n=16,
+            warp_tile_k=16,
+            vector_size_a=8,
+            vector_size_b=8,
+            vector_size_c=8,
+            pipeline=e.Pipeline.BASIC_ASYNC_V1,
+            streamk_enabled=True,
+            streamk_reduction=e.StreamKReduction.TREE,
+        ),
+        KernelConfig(
+            direction=e.Direction.BWD_WEIGHT,
+            dtype=e.DataType.FP32,
+            ndim_spatial=3,
+            two_stage=True,
+            streamk_enabled=True,
+            streamk_reduction=e.StreamKReduction.LINEAR,
+            streamk_persistent=True,
+            num_wave_groups=2,
+            **base,
+        ),
     ]
 
 
-def _traits(name: str, c) -> str:  # noqa: ANN001 - KernelConfig comes from an optional import
+def _traits(name: str, c) -> str:
     b = lambda v: "true" if v else "false"  # noqa: E731
     return f"""struct {name} {{
   static constexpr ConvDirection kDirection = {c.direction.cpp};
@@ -56,8 +134,10 @@ def _traits(name: str, c) -> str:  # noqa: ANN001 - KernelConfig comes from an o
   static constexpr ConvSpecialization kSpecialization = {c.specialization.cpp};
   static constexpr int kTileM = {c.tile_m}, kTileN = {c.tile_n}, kTileK = {c.tile_k};
   static constexpr int kWaveM = {c.wave_m}, kWaveN = {c.wave_n}, kWaveK = {c.wave_k};
-  static constexpr int kWarpTileM = {c.warp_tile_m}, kWarpTileN = {c.warp_tile_n}, kWarpTileK = {c.warp_tile_k};
-  static constexpr int kVectorSizeA = {c.vector_size_a}, kVectorSizeB = {c.vector_size_b}, kVectorSizeC = {c.vector_size_c};
+  static constexpr int kWarpTileM = {c.warp_tile_m}, kWarpTileN = {c.warp_tile_n};
+  static constexpr int kWarpTileK = {c.warp_tile_k};
+  static constexpr int kVectorSizeA = {c.vector_size_a}, kVectorSizeB = {c.vector_size_b};
+  static constexpr int kVectorSizeC = {c.vector_size_c};
   static constexpr Pipeline kPipeline = {c.pipeline.cpp};
   static constexpr Scheduler kScheduler = {c.scheduler.cpp};
   static constexpr Epilogue kEpilogue = {c.epilogue.cpp};
