@@ -17,7 +17,7 @@ from tiledispatch_build.options import BuildOptions
 
 def _apply_jobs(env: Environment, options: BuildOptions) -> None:
     """Set -j unless the command line gave one: SetOption never overrides a command-line value."""
-    wanted = options.jobs or machine_jobs()
+    wanted = options.jobs or machine_jobs(options.chunk)
     before = GetOption("num_jobs")
     SetOption("num_jobs", before + 1)
     if GetOption("num_jobs") == before + 1:

@@ -158,7 +158,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "jobs",
         "N",
-        "parallel jobs; auto: cores, at most one nvcc per 3 GiB of memory; -j N wins",
+        "parallel jobs; auto: cores, capped by memory (2 GiB + 0.4 GiB per instance of a unit); -j N wins",
         "auto",
         _jobs,
     ),

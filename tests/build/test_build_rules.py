@@ -21,12 +21,13 @@ def build_rules(monkeypatch: pytest.MonkeyPatch):
 
 
 @pytest.mark.parametrize(
-    ("cores", "memory_gib", "expected"),
-    [(2, 24, 2), (16, 128, 16), (16, 24, 8), (64, 8, 2), (4, 1, 1)],
+    ("cores", "memory_gib", "chunk", "expected"),
+    [(2, 24, 25, 2), (16, 128, 25, 10), (16, 128, 1, 16), (16, 24, 10, 4), (4, 1, 1, 1)],
 )
-def test_default_jobs_is_cores_capped_by_memory(build_rules, cores: int, memory_gib: int, expected: int):
+def test_default_jobs_is_cores_capped_by_memory(build_rules, cores, memory_gib, chunk, expected) -> None:
+    # 25 instances per unit: 2 GiB + 25 * 0.4 GiB = 12 GiB per nvcc.
     jobs, _ = build_rules
-    assert jobs.default_jobs(cores, memory_gib * GIB) == expected
+    assert jobs.default_jobs(cores, memory_gib * GIB, chunk) == expected
 
 
 def test_lists_are_canonical_and_deduplicated(build_rules) -> None:
