@@ -1,14 +1,18 @@
-// DepthwiseInstance<Traits>: the depthwise forward family (NGCHW, ck_conventions §3, 20-field instance
-// string). The direct-convolution kernel is NOT implemented yet: the instance compiles, carries its exact
-// instance string, and reports every problem as "not implemented: depthwise forward kernel".
+// DepthwiseInstance<Traits>: the depthwise forward family (ck_conventions §3, 20-field instance string) on the
+// runtime's channels-last tensors with G = C = K (input NHWGC with C/G = 1, weight GKYXC = (C, 1, Y, X, 1),
+// output NHWGK with K/G = 1): a direct convolution (depthwise_kernel.cuh, docs/depthwise.md).
 #pragma once
 
 #include <cuda_runtime_api.h>
 
+#include <climits>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "tiledispatch/kernels/depthwise_kernel.cuh"
 #include "tiledispatch/kernels/fixed_string.hpp"
+#include "tiledispatch/runtime/check.hpp"
 #include "tiledispatch/runtime/instance.hpp"
 
 namespace tiledispatch {
@@ -44,11 +48,93 @@ class DepthwiseInstance : public GroupedConvInstance {
   Signature signature() const override {
     return {ConvDirection::kFwd, Traits::kDataType, 2, KernelFamily::kDepthwise};
   }
-  Support is_supported(const ConvProblem& /*problem*/) const override {
-    return Support::no("not implemented: depthwise forward kernel");
+  // Exact: every problem this accepts is computed in bounds; the reason names the first mismatch.
+  Support is_supported(const ConvProblem& p) const override {
+    using S = kernels::depthwise::Shape<Traits>;
+    if (std::string why = p.validate(); !why.empty()) return Support::no("invalid problem: " + why);
+    if (p.ndim_spatial != 2) return Support::no("depthwise is 2D only, got " + std::to_string(p.ndim_spatial) + "D");
+    if (p.c_per_group() != 1 || p.k_per_group() != 1) {
+      return Support::no("depthwise needs C/G == 1 and K/G == 1, got C/G=" + std::to_string(p.c_per_group()) +
+                         " K/G=" + std::to_string(p.k_per_group()));
+    }
+    if (p.filter[1] != S::kFilter || p.filter[2] != S::kFilter) {
+      return Support::no("filter " + std::to_string(p.filter[1]) + "x" + std::to_string(p.filter[2]) +
+                         ", instance computes " + std::to_string(S::kFilter) + "x" + std::to_string(S::kFilter));
+    }
+    if (p.stride[1] != S::kStrideH || p.stride[2] != S::kStrideW) {
+      return Support::no("stride " + std::to_string(p.stride[1]) + "x" + std::to_string(p.stride[2]) +
+                         ", instance computes " + std::to_string(S::kStrideH) + "x" + std::to_string(S::kStrideW));
+    }
+    if (p.dilation[1] != 1 || p.dilation[2] != 1) {
+      return Support::no("dilation " + std::to_string(p.dilation[1]) + "x" + std::to_string(p.dilation[2]) +
+                         ", depthwise instances compute dilation 1 only");
+    }
+    // Right padding only extends the zero border (it sets Ho/Wo), so any right pad is computed exactly.
+    if (p.left_pad[1] != S::kPadH || p.left_pad[2] != S::kPadW) {
+      return Support::no("left pad " + std::to_string(p.left_pad[1]) + "x" + std::to_string(p.left_pad[2]) +
+                         ", instance computes " + std::to_string(S::kPadH) + "x" + std::to_string(S::kPadW));
+    }
+    if (p.C % S::kInVec != 0 || p.C % S::kOutVec != 0) {
+      return Support::no("C=" + std::to_string(p.C) + " is not a multiple of in_vec " + std::to_string(S::kInVec) +
+                         " and out_vec " + std::to_string(S::kOutVec) + " (vectors run along the channels)");
+    }
+    if (!S::kVectorsFitSlice) {
+      return Support::no("in_vec " + std::to_string(S::kInVec) + " does not divide the block's nbatch x out_vec = " +
+                         std::to_string(S::kChannels) + " channels");
+    }
+    if (S::kSmemBytes > kSmemLimit) {
+      return Support::no("needs " + std::to_string(S::kSmemBytes) + " bytes of shared memory, sm_90a allows " +
+                         std::to_string(kSmemLimit));
+    }
+    const auto o = p.output();
+    for (int64_t extent : {p.N, p.C, p.input[1], p.input[2], o[1], o[2]}) {
+      if (extent > INT_MAX) return Support::no("an extent exceeds 2^31-1: " + std::to_string(extent));
+    }
+    if (blocks(p) > INT_MAX) return Support::no("grid of " + std::to_string(blocks(p)) + " blocks exceeds 2^31-1");
+    return Support::yes();
   }
-  cudaError_t run(const ConvProblem& /*problem*/, const ConvArgs& /*args*/) const override {
-    return cudaErrorNotSupported;
+
+  // k_batch 1; input and output aligned to their vectors (weights are read element by element).
+  Support check_args(const ConvProblem& /*problem*/, const ConvArgs& args) const override {
+    using S = kernels::depthwise::Shape<Traits>;
+    if (args.k_batch != 1) return Support::no("k_batch " + std::to_string(args.k_batch) + ": only 1 is supported");
+    const auto misaligned = [](const void* ptr, int bytes) { return reinterpret_cast<uintptr_t>(ptr) % bytes != 0; };
+    if (misaligned(args.input, S::kInVec * int(sizeof(typename S::T)))) {
+      return Support::no("input pointer not aligned to in_vec x element size");
+    }
+    if (misaligned(args.output, S::kOutVec * int(sizeof(typename S::T)))) {
+      return Support::no("output pointer not aligned to out_vec x element size");
+    }
+    return Support::yes();
+  }
+
+  cudaError_t run(const ConvProblem& p, const ConvArgs& args) const override {
+    using S = kernels::depthwise::Shape<Traits>;
+    if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
+    const auto kernel = kernels::depthwise::depthwise_fwd_kernel<Traits>;
+    // Once per instance type: the opt-in above 48 KB of dynamic shared memory.
+    static const cudaError_t attribute =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes);
+    TD_RETURN_IF_CUDA_ERROR(attribute);
+    const auto o = p.output();
+    kernels::depthwise::Params params{};
+    params.input = args.input, params.weight = args.weight, params.output = args.output;
+    params.C = int(p.C), params.Hi = int(p.input[1]), params.Wi = int(p.input[2]);
+    params.Ho = int(o[1]), params.Wo = int(o[2]);
+    params.tiles_h = int((o[1] + S::kTileH - 1) / S::kTileH), params.tiles_w = int((o[2] + S::kTileW - 1) / S::kTileW);
+    params.slices = int((p.C + S::kChannels - 1) / S::kChannels);
+    kernel<<<unsigned(blocks(p)), S::kThreads, S::kSmemBytes, args.stream>>>(params);
+    return cudaGetLastError();
+  }
+
+ private:
+  static constexpr int kSmemLimit = 227 * 1024;
+
+  static int64_t blocks(const ConvProblem& p) {
+    using S = kernels::depthwise::Shape<Traits>;
+    const auto o = p.output();
+    return p.N * ((o[1] + S::kTileH - 1) / S::kTileH) * ((o[2] + S::kTileW - 1) / S::kTileW) *
+           ((p.C + S::kChannels - 1) / S::kChannels);
   }
 };
 
