@@ -154,8 +154,19 @@ struct ImplicitGemmConfig {
   // Features whose configurations compile but are not implemented on NVIDIA yet; is_supported() reports
   // "not implemented: <feature>" for every problem (empty when the kernel exists).
   static constexpr std::string_view not_implemented() {
-    if (Traits::kStreamK) return "not implemented: stream-K backward weight";
-    if (Traits::kNumWaveGroups != 1) return "not implemented: num_wave_groups != 1 (ping-pong wave groups)";
+    if (Traits::kStreamK && kDirection != ConvDirection::kBwdWeight) {
+      return "not implemented: stream-K outside backward weight (CK has it for bwd_weight only)";
+    }
+    if (Traits::kStreamK && Traits::kTwoStage) {
+      return "not implemented: stream-K with two_stage (stream-K already reduces in an fp32 workspace)";
+    }
+    // CK's ping-pong wave groups map to Hopper's warp-specialised ping-pong (two consumer warp groups on
+    // wgmma, a TMA producer, mbarrier hand-off); the mma.sync / cp.async kernel here has no counterpart
+    // (docs/pipelines.md, "num_wave_groups").
+    if (Traits::kNumWaveGroups != 1) {
+      return "not implemented: num_wave_groups != 1 (ping-pong warp groups need the wgmma/TMA warp-specialised "
+             "mainloop)";
+    }
     if (!is_pow2(kVectorA) || !is_pow2(kVectorB) || !is_pow2(kVectorC)) {
       return "not implemented: vector sizes that are not powers of two";
     }

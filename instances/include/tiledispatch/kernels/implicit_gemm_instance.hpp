@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -13,6 +14,7 @@
 #include "tiledispatch/kernels/fixed_string.hpp"
 #include "tiledispatch/kernels/implicit_gemm_config.hpp"
 #include "tiledispatch/kernels/implicit_gemm_kernel.cuh"
+#include "tiledispatch/kernels/implicit_gemm_streamk.cuh"
 #include "tiledispatch/kernels/instance_string.hpp"
 #include "tiledispatch/runtime/check.hpp"
 #include "tiledispatch/runtime/instance.hpp"
@@ -84,13 +86,25 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       const auto shape = kernels::make_conv_shape<int64_t>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
       const int64_t tiles = ceil_div(shape.gemm_m, Traits::kTileM) * ceil_div(shape.gemm_n, Traits::kTileN);
       if (tiles > int64_t(INT32_MAX)) return Support::no("more than 2^31-1 output tiles");
-      if (p.G / gm > 65535) return Support::no("G / num_groups_to_merge exceeds 65535 (grid z)");
+      if constexpr (Traits::kStreamK) {
+        // Stream-K numbers the tiles of all merged-group blocks in one grid dimension (the pieces of the
+        // data-parallel grid are at most tiles + 2 * workers).
+        if (tiles * (p.G / gm) > int64_t(INT32_MAX) / 2) return Support::no("more than 2^30-1 stream-K tiles");
+      } else {
+        if (p.G / gm > 65535) return Support::no("G / num_groups_to_merge exceeds 65535 (grid z)");
+      }
       return Support::yes();
     }
   }
 
   size_t workspace_bytes(const ConvProblem& p) const override {
     if (Traits::kDirection != ConvDirection::kBwdWeight) return 0;
+    if constexpr (Traits::kStreamK) {
+      // Two fp32 tile slots per worker (its first and last piece); the worker count follows the device.
+      kernels::StreamKPlan plan{};
+      if (streamk_plan(p, plan) != cudaSuccess) return 0;
+      return size_t(2 * plan.workers) * size_t(Traits::kTileM) * size_t(Traits::kTileN) * sizeof(float);
+    }
     // fp32 partial sums of the weight gradient: two-stage always, split-K (k_batch > 1) for 16-bit types.
     if (Traits::kTwoStage || Traits::kDataType != DataType::kFp32) {
       return size_t(p.weight_elements()) * sizeof(float);
@@ -100,14 +114,22 @@ class ImplicitGemmInstance : public GroupedConvInstance {
 
   Support check_args(const ConvProblem& p, const ConvArgs& args) const override {
     if (args.k_batch < 1) return Support::no("k_batch " + std::to_string(args.k_batch) + " < 1");
+    if (Traits::kStreamK && args.k_batch != 1) {
+      return Support::no("k_batch " + std::to_string(args.k_batch) +
+                         ": stream-K splits GEMM K itself, only k_batch 1 is accepted");
+    }
     if (args.k_batch > 1 && Traits::kDirection != ConvDirection::kBwdWeight) {
       return Support::no("k_batch " + std::to_string(args.k_batch) + ": split-K is backward-weight only");
     }
     if ((p.G / Traits::kNumGroupsToMerge) * int64_t(args.k_batch) > 65535) {
       return Support::no("G / num_groups_to_merge * k_batch exceeds 65535 (grid z)");
     }
-    if (uses_workspace(args.k_batch) && (args.workspace == nullptr || args.workspace_bytes < workspace_bytes(p))) {
-      return Support::no("workspace of " + std::to_string(workspace_bytes(p)) + " bytes required");
+    if (uses_workspace(args.k_batch)) {
+      const size_t need = workspace_bytes(p);
+      if (need == 0) return Support::no("stream-K: the CUDA device could not be queried for its SM count");
+      if (args.workspace == nullptr || args.workspace_bytes < need) {
+        return Support::no("workspace of " + std::to_string(need) + " bytes required");
+      }
     }
     for (const void* ptr : {static_cast<const void*>(args.input), static_cast<const void*>(args.weight),
                             static_cast<const void*>(args.output)}) {
@@ -129,51 +151,114 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       params.shape.k_tiles_per_split = Index(ceil_div(k_tiles, int64_t(k_batch)));
       params.k_batch = k_batch;
       params.tiles_m = int(ceil_div(int64_t(params.shape.gemm_m), Traits::kTileM));
-      const int tiles_n = int(ceil_div(int64_t(params.shape.gemm_n), Traits::kTileN));
       switch (Traits::kDirection) {
         case ConvDirection::kFwd: params.a = args.input, params.b = args.weight, params.c = args.output; break;
         case ConvDirection::kBwdData: params.a = args.output, params.b = args.weight, params.c = args.input; break;
         case ConvDirection::kBwdWeight: params.a = args.output, params.b = args.input, params.c = args.weight; break;
       }
-      const bool to_workspace = uses_workspace(k_batch);
-      const size_t weight_bytes = size_t(p.weight_elements()) * sizeof(typename Config::ElementGlobal);
-      if (to_workspace) {
-        params.partial = static_cast<float*>(args.workspace);
-        params.atomic_partial = k_batch > 1;
-        if (k_batch > 1) {
-          TD_RETURN_IF_CUDA_ERROR(cudaMemsetAsync(args.workspace, 0, workspace_bytes(p), args.stream));
-        }
-      } else if (k_batch > 1) {
-        // fp32 split-K without a workspace: the splits add straight into the zeroed weight gradient.
-        params.partial = static_cast<float*>(params.c);
-        params.atomic_partial = true;
-        TD_RETURN_IF_CUDA_ERROR(cudaMemsetAsync(params.c, 0, weight_bytes, args.stream));
+      if constexpr (Traits::kStreamK) {
+        return run_streamk(p, args, params);
+      } else {
+        return run_split_k(p, args, params);
       }
-      auto* kernel = &kernels::implicit_gemm_kernel<Config>;
-      const int smem = int(Config::kSmemBytes);
-      TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-      const dim3 grid(unsigned(params.tiles_m) * unsigned(tiles_n), 1,
-                      unsigned(p.G / Traits::kNumGroupsToMerge) * unsigned(k_batch));
-      kernel<<<grid, Config::kThreads, smem, args.stream>>>(params);
-      TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
-      if (to_workspace) {
-        using Element = typename Config::ElementGlobal;
-        const int64_t count = p.weight_elements();
-        const int blocks = int(std::min<int64_t>(ceil_div(count, int64_t(256)), 65535));
-        kernels::convert_partial_kernel<Element><<<blocks, 256, 0, args.stream>>>(
-            static_cast<const float*>(args.workspace), static_cast<Element*>(args.weight), count);
-        TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
-      }
-      return cudaSuccess;
     }
   }
 
  private:
+  cudaError_t run_split_k(const ConvProblem& p, const ConvArgs& args,
+                          kernels::ImplicitGemmParams<typename Config::Index> params) const {
+    const int k_batch = args.k_batch;
+    const int tiles_n = int(ceil_div(int64_t(params.shape.gemm_n), Traits::kTileN));
+    const bool to_workspace = uses_workspace(k_batch);
+    const size_t weight_bytes = size_t(p.weight_elements()) * sizeof(typename Config::ElementGlobal);
+    if (to_workspace) {
+      params.partial = static_cast<float*>(args.workspace);
+      params.atomic_partial = k_batch > 1;
+      if (k_batch > 1) {
+        TD_RETURN_IF_CUDA_ERROR(cudaMemsetAsync(args.workspace, 0, workspace_bytes(p), args.stream));
+      }
+    } else if (k_batch > 1) {
+      // fp32 split-K without a workspace: the splits add straight into the zeroed weight gradient.
+      params.partial = static_cast<float*>(params.c);
+      params.atomic_partial = true;
+      TD_RETURN_IF_CUDA_ERROR(cudaMemsetAsync(params.c, 0, weight_bytes, args.stream));
+    }
+    auto* kernel = &kernels::implicit_gemm_kernel<Config>;
+    const int smem = int(Config::kSmemBytes);
+    TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    const dim3 grid(unsigned(params.tiles_m) * unsigned(tiles_n), 1,
+                    unsigned(p.G / Traits::kNumGroupsToMerge) * unsigned(k_batch));
+    kernel<<<grid, Config::kThreads, smem, args.stream>>>(params);
+    TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
+    if (to_workspace) {
+      using Element = typename Config::ElementGlobal;
+      const int64_t count = p.weight_elements();
+      const int blocks = int(std::min<int64_t>(ceil_div(count, int64_t(256)), 65535));
+      kernels::convert_partial_kernel<Element><<<blocks, 256, 0, args.stream>>>(
+          static_cast<const float*>(args.workspace), static_cast<Element*>(args.weight), count);
+      TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
+    }
+    return cudaSuccess;
+  }
+
   static constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
   static bool uses_workspace(int k_batch) {
     return Traits::kDirection == ConvDirection::kBwdWeight &&
-           (Traits::kTwoStage || (k_batch > 1 && Traits::kDataType != DataType::kFp32));
+           (Traits::kStreamK || Traits::kTwoStage || (k_batch > 1 && Traits::kDataType != DataType::kFp32));
+  }
+
+  static constexpr auto streamk_kernel_ptr() {
+    return &kernels::streamk_kernel<Config, Traits::kStreamKPersistent>;
+  }
+
+  // The stream-K partition of `p` on the current device (implicit_gemm_streamk.cuh): workers = SMs x the
+  // blocks of this kernel that fit on one SM, at most one per MAC-loop iteration.
+  static cudaError_t streamk_plan(const ConvProblem& p, kernels::StreamKPlan& plan) {
+    if constexpr (!Config::kImplemented || !Traits::kStreamK) {
+      return cudaErrorNotSupported;
+    } else {
+      int device = 0, sms = 0, per_sm = 0;
+      TD_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
+      TD_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      auto* kernel = streamk_kernel_ptr();
+      const int smem = int(Config::kSmemBytes);
+      TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+      TD_RETURN_IF_CUDA_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Config::kThreads, smem));
+      const auto shape = kernels::make_conv_shape<int64_t>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
+      plan = kernels::make_streamk_plan(int(ceil_div(shape.gemm_m, Traits::kTileM)),
+                                        int(ceil_div(shape.gemm_n, Traits::kTileN)),
+                                        p.G / Traits::kNumGroupsToMerge, ceil_div(shape.gemm_k, Traits::kTileK),
+                                        int64_t(sms) * std::max(per_sm, 1));
+      return cudaSuccess;
+    }
+  }
+
+  cudaError_t run_streamk(const ConvProblem& p, const ConvArgs& args,
+                          kernels::ImplicitGemmParams<typename Config::Index> params) const {
+    kernels::StreamKPlan plan{};
+    TD_RETURN_IF_CUDA_ERROR(streamk_plan(p, plan));
+    params.partial = nullptr;
+    params.atomic_partial = false;
+    auto* slots = static_cast<float*>(args.workspace);
+    const int smem = int(Config::kSmemBytes);
+    const int64_t ctas =
+        Traits::kStreamKPersistent ? plan.workers : plan.workers * int64_t(plan.max_pieces_per_worker);
+    streamk_kernel_ptr()<<<unsigned(ctas), Config::kThreads, smem, args.stream>>>(params, plan, slots);
+    TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
+    constexpr int kTileElems = Traits::kTileM * Traits::kTileN;
+    if (plan.max_pieces_per_tile < 2) return cudaSuccess;  // every tile was written whole
+    if constexpr (Traits::kStreamKReduction == StreamKReduction::kTree) {
+      for (int round = 0; (1 << round) < plan.max_pieces_per_tile; ++round) {
+        const unsigned pairs = unsigned(ceil_div(plan.max_pieces_per_tile, int64_t(2) << round));
+        kernels::streamk_tree_round<kTileElems>
+            <<<dim3(unsigned(plan.tiles), pairs), 256, 0, args.stream>>>(plan, slots, round);
+        TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
+      }
+    }
+    kernels::streamk_finalize<Config, Traits::kStreamKReduction == StreamKReduction::kLinear>
+        <<<unsigned(plan.tiles), 256, 0, args.stream>>>(params, plan, slots);
+    return cudaGetLastError();
   }
 
   static Support check_vector(const char* field, int width, int64_t run, const char* what) {

@@ -125,9 +125,21 @@ struct OperandGather {
   }
 };
 
+// One block's share of the GEMM: the (TILE_M, TILE_N) tile (tile_m, tile_n) of merged-group block
+// `group_block`, reduced over GEMM-K tiles [kt_begin, kt_end). The result goes through the epilogue to the
+// output (or to params.partial), or, when `tile_partial` is set (a stream-K piece that does not cover the
+// whole K range), as raw fp32 accumulators to that dense (TILE_M, TILE_N) row-major slot.
+template <class Index>
+struct TileWork {
+  int tile_m, tile_n;
+  Index group_block;
+  Index kt_begin, kt_end;
+  float* tile_partial;
+};
+
 template <class Cfg>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlockPerCu)
-    implicit_gemm_kernel(ImplicitGemmParams<typename Cfg::Index> params) {
+__device__ __forceinline__ void gemm_tile(const ImplicitGemmParams<typename Cfg::Index>& params,
+                                          unsigned char* smem_raw, const TileWork<typename Cfg::Index>& work) {
   using namespace cute;
   using Index = typename Cfg::Index;
   using View = typename Cfg::View;
@@ -153,21 +165,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlockPerCu)
   static_assert(Cfg::kSmemBytes <= Cfg::kSmemLimitBytes, "shared memory exceeds the sm_90a limit (227 KB)");
   static_assert(size(typename Cfg::TiledMma{}) == Cfg::kMmaThreads, "tiled MMA thread count");
 
-  extern __shared__ __align__(128) unsigned char smem_raw[];
   const int tid = int(threadIdx.x);
 
   // ---- block coordinates --------------------------------------------------------------------------------
-  const int tile_m = int(blockIdx.x % unsigned(params.tiles_m));
-  const int tile_n = int(blockIdx.x / unsigned(params.tiles_m));
-  const int split = int(blockIdx.z % unsigned(params.k_batch));
-  const Index group_block = Index(blockIdx.z / unsigned(params.k_batch));
-  const View view{params.shape, group_block * Cfg::kGroupsToMerge};
-  const Index m0 = Index(tile_m) * kTileM;
-  const Index n0 = Index(tile_n) * kTileN;
-  const Index k_tiles = (params.shape.gemm_k + kTileK - 1) / kTileK;
-  const Index kt_begin = Index(split) * params.shape.k_tiles_per_split;
-  const Index kt_end = cute::min(k_tiles, kt_begin + params.shape.k_tiles_per_split);
-  const int num_k_tiles = kt_end > kt_begin ? int(kt_end - kt_begin) : 0;
+  const View view{params.shape, work.group_block * Cfg::kGroupsToMerge};
+  const Index m0 = Index(work.tile_m) * kTileM;
+  const Index n0 = Index(work.tile_n) * kTileN;
+  const Index kt_begin = work.kt_begin;
+  const int num_k_tiles = work.kt_end > kt_begin ? int(work.kt_end - kt_begin) : 0;
 
   // ---- shared memory --------------------------------------------------------------------------------------
   ElementMma* smem_a = reinterpret_cast<ElementMma*>(smem_raw);
@@ -375,7 +380,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlockPerCu)
 
   // ---- epilogue ---------------------------------------------------------------------------------------
   auto* gC = static_cast<ElementGlobal*>(params.c);
-  if constexpr (Cfg::kEpilogue == Epilogue::kCShuffle) {
+  if (work.tile_partial != nullptr) {
+    // Stream-K partial piece: the raw accumulators, every element of the tile, no bounds (the reduction
+    // applies them); plain stores, so the fixed-order reduction stays deterministic.
+    if (k_group == 0) {
+      Tensor gP = make_tensor(make_gmem_ptr(work.tile_partial),
+                              make_layout(Shape<Int<kTileM>, Int<kTileN>>{}, Stride<Int<kTileN>, _1>{}));
+      copy(tCrC, thr_mma.partition_C(gP));
+    }
+  } else if constexpr (Cfg::kEpilogue == Epilogue::kCShuffle) {
     // Stage the tile in shared memory, then every thread stores vector_size_c-wide rows segments.
     if (k_group == 0) copy(tCrC, tCsC);
     __syncthreads();
@@ -449,6 +462,24 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlockPerCu)
       }
     }
   }
+}
+
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlockPerCu)
+    implicit_gemm_kernel(ImplicitGemmParams<typename Cfg::Index> params) {
+  using Index = typename Cfg::Index;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  const int split = int(blockIdx.z % unsigned(params.k_batch));
+  const Index k_tiles = (params.shape.gemm_k + Cfg::kTileK - 1) / Cfg::kTileK;
+  const Index kt_begin = Index(split) * params.shape.k_tiles_per_split;
+  TileWork<Index> work;
+  work.tile_m = int(blockIdx.x % unsigned(params.tiles_m));
+  work.tile_n = int(blockIdx.x / unsigned(params.tiles_m));
+  work.group_block = Index(blockIdx.z / unsigned(params.k_batch));
+  work.kt_begin = kt_begin;
+  work.kt_end = cute::min(k_tiles, kt_begin + params.shape.k_tiles_per_split);
+  work.tile_partial = nullptr;
+  gemm_tile<Cfg>(params, smem_raw, work);
 }
 
 // fp32 workspace -> output element type (two-stage and split-K backward weight).
