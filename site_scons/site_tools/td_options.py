@@ -36,8 +36,10 @@ def generate(env: Environment) -> None:
     # Created here so that SCons does not announce the directory it makes for its signature database.
     Path(env.Dir(build_dir).abspath).mkdir(parents=True, exist_ok=True)
     env.SConsignFile(f"{build_dir}/sconsign")
-    # Content signatures decide; an unchanged timestamp skips re-hashing, which keeps no-op builds fast.
-    env.Decider("content-timestamp")
+    # Content signatures only. With "content-timestamp", files rewritten in place during a build (generator
+    # Precious outputs, objects) were sometimes judged by a timestamp read before the rewrite, and dependents
+    # were not rebuilt (flaky in tests/build, SCons issue 2980); hashing costs little for these sizes.
+    env.Decider("content")
     if options.cache_dir is not None:
         env.CacheDir(str(options.cache_dir))
     _apply_jobs(env, options)
