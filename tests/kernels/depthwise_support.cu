@@ -1,0 +1,81 @@
+// Prints, for a few depthwise instances, the compiled instance string and is_supported / check_args on crafted
+// problems (host only: nothing is launched). tests/kernels/test_depthwise.py checks the lines.
+#include <cstdio>
+#include <string>
+
+#include "tiledispatch/kernels/depthwise_instance.hpp"
+
+using namespace tiledispatch;
+
+#define TRAITS(NAME, DT, TH, TW, F, S, P, NB, SH, SW, IV, OV)                    \
+  struct NAME##_traits {                                                         \
+    static constexpr DataType kDataType = DataType::DT;                          \
+    static constexpr int kTileH = TH, kTileW = TW, kFilter = F;                  \
+    static constexpr int kStrideH = S, kStrideW = S, kPadH = P, kPadW = P;       \
+    static constexpr int kNBatch = NB, kSubH = SH, kSubW = SW;                   \
+    static constexpr int kInVec = IV, kOutVec = OV;                              \
+  };                                                                             \
+  struct NAME final : DepthwiseInstance<NAME##_traits> {                         \
+    std::string_view name() const override { return #NAME; }                    \
+  };
+
+TRAITS(a, kFp16, 8, 8, 3, 1, 1, 8, 2, 2, 2, 2)
+TRAITS(b, kBf16, 32, 32, 5, 2, 2, 1, 2, 8, 8, 8)
+TRAITS(c, kFp32, 32, 32, 9, 1, 4, 16, 4, 4, 4, 4)  // 40x40 halo x 64 channels x 4 bytes: over 227 KB
+TRAITS(d, kFp16, 8, 8, 3, 1, 1, 1, 2, 2, 8, 4)    // in_vec 8 wider than the block's 4 channels
+
+ConvProblem dw(int64_t N, int64_t C, int64_t H, int64_t W, int64_t f, int64_t s, int64_t pad) {
+  ConvProblem p;
+  p.G = C, p.N = N, p.C = C, p.K = C;
+  p.input = {1, H, W};
+  p.filter = {1, f, f};
+  p.stride = {1, s, s};
+  p.left_pad = {0, pad, pad};
+  p.right_pad = {0, pad, pad};
+  return p;
+}
+
+void report(const char* label, const GroupedConvInstance& inst, const ConvProblem& p) {
+  const Support s = inst.is_supported(p);
+  std::printf("%s %s\n", label, s ? "yes" : ("no: " + s.reason).c_str());
+}
+
+int main() {
+  const a ia;
+  const b ib;
+  const c ic;
+  const d id;
+  std::printf("string_a %s\n", std::string(ia.instance_string()).c_str());
+  std::printf("string_b %s\n", std::string(ib.instance_string()).c_str());
+  report("a_match", ia, dw(2, 32, 10, 10, 3, 1, 1));
+  ConvProblem right_pad_zero = dw(2, 32, 10, 10, 3, 1, 1);
+  right_pad_zero.right_pad = {0, 0, 0};
+  report("a_right_pad_zero", ia, right_pad_zero);
+  report("a_odd_c", ia, dw(1, 3, 10, 10, 3, 1, 1));
+  report("a_filter", ia, dw(1, 32, 10, 10, 5, 1, 2));
+  report("a_stride", ia, dw(1, 32, 10, 10, 3, 2, 1));
+  report("a_pad", ia, dw(1, 32, 10, 10, 3, 1, 0));
+  ConvProblem grouped = dw(1, 32, 10, 10, 3, 1, 1);
+  grouped.G = 16;
+  report("a_grouped", ia, grouped);
+  ConvProblem dilated = dw(1, 32, 10, 10, 3, 1, 2);
+  dilated.dilation = {1, 2, 2};
+  report("a_dilation", ia, dilated);
+  ConvProblem three_d = dw(1, 32, 10, 10, 3, 1, 1);
+  three_d.ndim_spatial = 3;
+  three_d.input = {4, 10, 10};
+  report("a_3d", ia, three_d);
+  report("b_match", ib, dw(1, 240, 56, 56, 5, 2, 2));
+  report("b_c_not_multiple", ib, dw(1, 36, 56, 56, 5, 2, 2));
+  report("c_smem", ic, dw(1, 32, 64, 64, 9, 1, 4));
+  report("d_slice", id, dw(1, 32, 10, 10, 3, 1, 1));
+  ConvArgs args;
+  alignas(16) static char buffer[64];
+  args.input = buffer + 2, args.output = buffer;
+  const Support misaligned = ib.check_args(dw(1, 240, 56, 56, 5, 2, 2), args);
+  std::printf("b_misaligned %s\n", misaligned ? "yes" : ("no: " + misaligned.reason).c_str());
+  args.input = buffer, args.k_batch = 2;
+  const Support k_batch = ib.check_args(dw(1, 240, 56, 56, 5, 2, 2), args);
+  std::printf("b_k_batch %s\n", k_batch ? "yes" : ("no: " + k_batch.reason).c_str());
+  return 0;
+}

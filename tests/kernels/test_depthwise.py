@@ -1,0 +1,107 @@
+"""Depthwise forward instances: compiled instance strings, exact is_supported (CPU), and the GPU check."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from generators.config import DepthwiseConfig
+from tests.kernels.conftest import REPO_ROOT, compile_and_run
+
+
+@pytest.fixture(scope="module")
+def support_lines(nvcc: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    source = REPO_ROOT / "tests" / "kernels" / "depthwise_support.cu"
+    output = compile_and_run(
+        nvcc,
+        source,
+        tmp_path_factory.mktemp("dw"),
+        ["--expt-relaxed-constexpr", "-gencode=arch=compute_90a,code=sm_90a"],
+    )
+    return dict(line.split(" ", 1) for line in output.splitlines())
+
+
+def _config(
+    dtype: str, tile: int, filt: int, stride: int, pad: int, nb: int, sub: tuple[int, int], vec: int
+) -> DepthwiseConfig:
+    return DepthwiseConfig(
+        dtype=dtype,
+        tile_h=tile,
+        tile_w=tile,
+        filter=filt,
+        stride_h=stride,
+        stride_w=stride,
+        pad_h=pad,
+        pad_w=pad,
+        nbatch=nb,
+        sub_h=sub[0],
+        sub_w=sub[1],
+        in_vec=vec,
+        out_vec=vec,
+    )
+
+
+def test_compiled_instance_strings_match_the_generator(support_lines: dict[str, str]) -> None:
+    assert support_lines["string_a"] == _config("fp16", 8, 3, 1, 1, 8, (2, 2), 2).instance_string
+    assert support_lines["string_b"] == _config("bf16", 32, 5, 2, 2, 1, (2, 8), 8).instance_string
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("a_match", "yes"),
+        ("a_right_pad_zero", "yes"),
+        ("a_odd_c", "no: C=3 is not a multiple of in_vec 2 and out_vec 2 (vectors run along the channels)"),
+        ("a_filter", "no: filter 5x5, instance computes 3x3"),
+        ("a_stride", "no: stride 2x2, instance computes 1x1"),
+        ("a_pad", "no: left pad 0x0, instance computes 1x1"),
+        ("a_grouped", "no: depthwise needs C/G == 1 and K/G == 1, got C/G=2 K/G=2"),
+        ("a_dilation", "no: dilation 2x2, depthwise instances compute dilation 1 only"),
+        ("a_3d", "no: depthwise is 2D only, got 3D"),
+        ("b_match", "yes"),
+        (
+            "b_c_not_multiple",
+            "no: C=36 is not a multiple of in_vec 8 and out_vec 8 (vectors run along the channels)",
+        ),
+        ("c_smem", "no: needs 430336 bytes of shared memory, sm_90a allows 232448"),
+        ("d_slice", "no: in_vec 8 does not divide the block's nbatch x out_vec = 4 channels"),
+        ("b_misaligned", "no: input pointer not aligned to in_vec x element size"),
+        ("b_k_batch", "no: k_batch 2: only 1 is supported"),
+    ],
+)
+def test_is_supported_is_exact(support_lines: dict[str, str], label: str, expected: str) -> None:
+    assert support_lines[label] == expected
+
+
+@pytest.mark.gpu
+def test_depthwise_instances_match_the_reference(nvcc: Path, tmp_path: Path) -> None:
+    gpu_check = REPO_ROOT / "bench" / "gpu_check"
+    binary = tmp_path / "hand_depthwise_check"
+    sources = [
+        gpu_check / "hand_depthwise.cu",
+        gpu_check / "hand_depthwise_check.cu",
+        REPO_ROOT / "instances" / "src" / "registry.cpp",
+    ]
+    lib = nvcc.parent.parent / "lib"
+    cmd = [
+        str(nvcc),
+        "-std=c++17",
+        "-O3",
+        "--expt-relaxed-constexpr",
+        "-gencode=arch=compute_90a,code=sm_90a",
+        f"-I{REPO_ROOT / 'instances' / 'include'}",
+        f"-L{lib}",
+        *map(str, sources),
+        "-o",
+        str(binary),
+    ]
+    built = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert built.returncode == 0, built.stderr[-4000:]
+    ran = subprocess.run([str(binary), "--no-timing"], capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, ran.stdout[-4000:]
+    summary = ran.stdout.splitlines()[-1]
+    assert summary.startswith("depthwise: instances 25,") and summary.endswith("failed 0")
+    checked = int(summary.split("checked ")[1].split(",")[0])
+    assert checked >= 90
