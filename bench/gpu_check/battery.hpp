@@ -1,5 +1,5 @@
 // The problem battery of the GPU check (issue 4): C/G from 1 to 64 and odd, K/G odd, padding, stride 2,
-// dilation 2, filters 1x1, 3x3, 5x5, 7x7, 3D, N = 1, and one large layer.
+// dilation 2, filters 1x1, 3x3, 5x5, 7x7, 3D, N = 1, one large layer and one tensor of more than 2^31 elements.
 #pragma once
 
 #include <vector>
@@ -60,7 +60,12 @@ inline std::vector<BatteryEntry> battery(bool include_large) {
       {"3D 1x1x1", conv3d(1, 2, 8, 8, 4, 4, 4, 1, 1, 0, 1)},
       {"3D C/G=1 3x3x3 stride 2", conv3d(4, 1, 4, 4, 5, 5, 5, 3, 2, 1, 1)},
   };
-  if (include_large) b.push_back({"large: ResNet 3x3 256->256 56x56 N=8", conv2d(1, 8, 256, 256, 56, 56, 3, 1, 1, 1)});
+  if (include_large) {
+    b.push_back({"large: ResNet 3x3 256->256 56x56 N=8", conv2d(1, 8, 256, 256, 56, 56, 3, 1, 1, 1)});
+    // Input of 2*8193*8193*16 = 2,148,007,968 elements, just over 2^31: split_image instances compute it,
+    // the others report it as not supported.
+    b.push_back({"large tensor: input > 2^31 elements", conv2d(1, 2, 16, 8, 8193, 8193, 3, 2, 1, 1)});
+  }
   return b;
 }
 

@@ -31,6 +31,8 @@ namespace tiledispatch::hand {
 void add_hand_fwd(InstanceList&);
 void add_hand_bwd_data(InstanceList&);
 void add_hand_bwd_weight(InstanceList&);
+void add_hand_streamk(InstanceList&);
+void add_hand_depthwise(InstanceList&);
 }  // namespace tiledispatch::hand
 #endif
 
@@ -137,6 +139,8 @@ int main(int argc, char** argv) {
     hand::add_hand_fwd(list);
     hand::add_hand_bwd_data(list);
     hand::add_hand_bwd_weight(list);
+    hand::add_hand_depthwise(list);
+    hand::add_hand_streamk(list);
     registry.register_set(std::move(list));
   }
 #endif
@@ -174,9 +178,10 @@ int main(int argc, char** argv) {
       TD_CHECK_CUDA(reference::run(sig.direction, sig.dtype, p, args, static_cast<float*>(ref.ptr)));
       std::vector<float> ref_host(static_cast<size_t>(result_count)), got_host(static_cast<size_t>(result_count));
       TD_CHECK_CUDA(cudaMemcpy(ref_host.data(), ref.ptr, ref.bytes, cudaMemcpyDeviceToHost));
-      // bwd_weight is also checked with split-K (k_batch 3) on every supported problem.
-      const std::vector<int> k_batches = sig.direction == ConvDirection::kBwdWeight ? std::vector<int>{1, 3}
-                                                                                    : std::vector<int>{1};
+      // bwd_weight is also checked with split-K (k_batch 3) on every supported problem; stream-K splits
+      // GEMM K itself and accepts only k_batch 1.
+      const bool split_k = sig.direction == ConvDirection::kBwdWeight && sig.family != KernelFamily::kStreamK;
+      const std::vector<int> k_batches = split_k ? std::vector<int>{1, 3} : std::vector<int>{1};
       for (int k_batch : k_batches) {
         args.k_batch = k_batch;
         ++c.checked;

@@ -12,7 +12,7 @@ FLAGS=(-std=c++17 -O3 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm
 B=build/gpu_check
 compile() { "$NVCC" "${FLAGS[@]}" -Xptxas -v -c "$1" -o "$2" >"$2.log" 2>&1 || { echo "COMPILE FAILED: $1"; tail -30 "$2.log"; return 1; }; }
 pids=()
-for unit in hand_fwd hand_bwd_data hand_bwd_weight check_main; do
+for unit in hand_fwd hand_bwd_data hand_bwd_weight hand_streamk hand_depthwise check_main; do
   compile bench/gpu_check/$unit.cu $B/$unit.o & pids+=($!)
 done
 compile instances/src/registry.cpp $B/registry.o & pids+=($!)
@@ -21,7 +21,7 @@ status=0
 for p in "${pids[@]}"; do wait "$p" || status=1; done
 cat $B/*.log | grep -iE "spill|stack frame" | grep -v " 0 bytes spill" > "$OUTDIR/spills.txt" || true
 [ $status -eq 0 ] || { echo "build failed"; exit 1; }
-"$NVCC" -cudart=static $B/hand_fwd.o $B/hand_bwd_data.o $B/hand_bwd_weight.o $B/check_main.o $B/registry.o -o $B/gpu_check || exit 1
+"$NVCC" -cudart=static $B/hand_fwd.o $B/hand_bwd_data.o $B/hand_bwd_weight.o $B/hand_streamk.o $B/hand_depthwise.o $B/check_main.o $B/registry.o -o $B/gpu_check || exit 1
 echo "== reference self-check (GPU reference vs float64 CPU)"
 $B/reference_check > "$OUTDIR/reference_check.txt" 2>&1; ref_rc=$?
 tail -1 "$OUTDIR/reference_check.txt"

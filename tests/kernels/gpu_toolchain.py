@@ -1,0 +1,59 @@
+"""Build and run a CUDA check program for sm_90a with whichever nvcc this machine has: the pinned wheel here,
+the system CUDA on the GPU machine (where the venv does not exist); CuTe from the cutlass_library package."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+PINNED_NVCC = (
+    Path(sys.prefix)
+    / "lib"
+    / f"python{sys.version_info.major}.{sys.version_info.minor}"
+    / "site-packages"
+    / "nvidia"
+    / "cu13"
+    / "bin"
+    / "nvcc"
+)
+
+
+def find_nvcc() -> Path:
+    for candidate in (PINNED_NVCC, Path("/usr/local/cuda/bin/nvcc")):
+        if candidate.is_file():
+            return candidate
+    found = shutil.which("nvcc")
+    if found is None:
+        pytest.skip("no nvcc: neither the pinned wheel nor /usr/local/cuda nor PATH has one")
+    return Path(found)
+
+
+def find_cute() -> Path:
+    try:
+        import cutlass_library  # only GPU tests need it
+    except ImportError:
+        pytest.skip("cutlass_library (CuTe headers) is not installed")
+    include = Path(cutlass_library.__file__).parent / "source" / "include"
+    if not (include / "cute" / "tensor.hpp").is_file():
+        pytest.skip(f"CuTe headers not found under {include}")
+    return include
+
+
+def build_and_run(source: Path, out_dir: Path, timeout_s: int = 900) -> str:
+    """Compile `source` (instances/include and CuTe on the include path) for sm_90a, run it, return stdout."""
+    nvcc = find_nvcc()
+    binary = out_dir / source.stem
+    cmd = [str(nvcc), "-std=c++17", "-O3", "--expt-relaxed-constexpr"]
+    cmd += ["-gencode=arch=compute_90a,code=sm_90a"]
+    cmd += ["-isystem", str(find_cute()), f"-I{REPO_ROOT / 'instances' / 'include'}"]
+    cmd += [f"-L{nvcc.parent.parent / 'lib'}", str(source), "-o", str(binary)]
+    built = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=timeout_s)
+    assert built.returncode == 0, f"compile failed:\n{built.stderr[-4000:]}"
+    ran = subprocess.run([str(binary)], capture_output=True, text=True, check=False, timeout=timeout_s)
+    assert ran.returncode == 0, f"exit {ran.returncode}\n{ran.stdout[-4000:]}\n{ran.stderr[-2000:]}"
+    return ran.stdout

@@ -1,0 +1,22 @@
+"""Stream-K backward weight on the GPU: correct, bit-identical run to run and between persistent and
+data-parallel launches, k_batch and workspace checked (tests/kernels/test_streamk_check.cu)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.kernels.gpu_toolchain import REPO_ROOT, build_and_run
+
+
+@pytest.mark.gpu
+def test_streamk_deterministic_and_correct(tmp_path: Path) -> None:
+    output = build_and_run(REPO_ROOT / "tests" / "kernels" / "test_streamk_check.cu", tmp_path)
+    print(output)  # shown with -rP: the per-case lines
+    lines = output.splitlines()
+    assert lines[-1].endswith(" checked, 0 failures"), "\n".join(line for line in lines if "FAIL" in line)
+    checked = int(lines[-1].split()[0])
+    assert checked >= 20  # 5 problems x the instances that support them, plus the twin comparisons
+    assert sum(line.startswith("IDENTICAL") for line in lines) >= 3
+    assert not any(line.startswith("FAIL") for line in lines)
