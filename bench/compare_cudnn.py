@@ -381,7 +381,13 @@ def _list_arg(text: str, accepted: Sequence[str], what: str) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("problems", type=Path, help="CK problem table (CSV, optional name column)")
-    parser.add_argument("--profiler", type=Path, required=True, help="the tiledispatch_profiler executable")
+    parser.add_argument(
+        "--profiler",
+        type=Path,
+        required=True,
+        action="append",
+        help="a tiledispatch_profiler executable; repeat to take our best over several instance sets",
+    )
     parser.add_argument("--directions", default="fwd,bwd_data,bwd_weight")
     parser.add_argument("--dtypes", default="fp16,bf16,fp32")
     parser.add_argument("--out-dir", type=Path, default=Path("build/compare_cudnn"))
@@ -393,8 +399,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         directions = _list_arg(args.directions, DIRECTIONS, "direction")
         dtypes = _list_arg(args.dtypes, DTYPES, "dtype")
         problems = read_problems(args.problems)
-        if not args.profiler.is_file():
-            raise UsageError(f"profiler '{args.profiler}' does not exist")
+        for profiler in args.profiler:
+            if not profiler.is_file():
+                raise UsageError(f"profiler '{profiler}' does not exist")
         if args.warmup < 0 or args.repeat < 1:
             raise UsageError("--warmup must be >= 0 and --repeat >= 1")
     except UsageError as e:
@@ -405,9 +412,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.instances:
         extra += ["--instances", args.instances]
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    records = run_profiler_sweep(
-        args.profiler, args.problems, directions, dtypes, args.out_dir / "ours.json", extra
-    )
+    records = [
+        record
+        for index, profiler in enumerate(args.profiler)
+        for record in run_profiler_sweep(
+            profiler, args.problems, directions, dtypes, args.out_dir / f"ours_{index}.json", extra
+        )
+    ]
     rows = compare(problems, best_ours(records), directions, dtypes, args.warmup, args.repeat)
     means = geomean_by_category(rows)
     table = format_table(rows, means)
