@@ -84,6 +84,9 @@ template <> struct SmemCopyOp<DataType::kFp32, false, 4> { using type = cute::Un
 template <> struct SmemCopyOp<DataType::kFp32, false, 2> { using type = cute::UniversalCopy<cute::tfloat32_t>; };
 template <> struct SmemCopyOp<DataType::kFp32, false, 1> { using type = cute::UniversalCopy<cute::tfloat32_t>; };
 
+// Where the outer fp32 accumulator of the accumulator fold lives (ImplicitGemmConfig::kFoldPlace).
+enum class FoldPlace { kNone, kRegisters, kSharedMemory };
+
 template <class Traits>
 struct ImplicitGemmConfig {
   static constexpr ConvDirection kDirection = Traits::kDirection;
@@ -135,10 +138,31 @@ struct ImplicitGemmConfig {
   static constexpr bool kNeedsAccumulatorTile = Traits::kEpilogue == Epilogue::kCShuffle || kWaveK > 1;
   static constexpr size_t kEpilogueSmemBytes =
       kNeedsAccumulatorTile ? size_t(kTileM) * size_t(kEpilogueRowPitch) * sizeof(float) : 0;
-  static constexpr size_t kSmemBytes =
-      kMainloopSmemBytes > kEpilogueSmemBytes ? kMainloopSmemBytes : kEpilogueSmemBytes;
   static constexpr size_t kSmemLimitBytes = 227 * 1024;  // sm_90a opt-in maximum per block
   static constexpr int kAccumulatorsPerThread = kTileM * kTileN / kMmaThreads;
+
+  // Accumulation (docs/pipelines.md, "Accumulation"): mma.sync adds into its fp32 accumulators rounding
+  // toward zero, so a chain of L MMAs loses about L * 2^-25 of the result, a bias, not noise. Backward
+  // weight's GEMM K (N*Do*Ho*Wo) is unbounded: there the MMA accumulators cover at most kFoldTiles k-tiles
+  // (about kFoldChainMmas MMAs), are then added with a round-to-nearest FADD into an outer fp32 accumulator
+  // and cleared. fwd / bwd_data reduce C*taps or K*taps, short enough to need no fold.
+  static constexpr int kMmasPerTile = kSteps * kAtomsPerStep;  // chain growth per k-tile
+  static constexpr int kFoldChainMmas = 256;                  // bias bound: 256 * 2^-25 ~ 8e-6 relative
+  static constexpr int kFoldTiles = kMmasPerTile < 1 || kMmasPerTile >= kFoldChainMmas ? 1 : kFoldChainMmas / kMmasPerTile;
+  // Where the outer accumulator lives: registers while the doubled count stays within 128 per thread; else
+  // shared memory beside the operand stages (one slot per accumulator and thread), where that fits; else
+  // registers anyway (ptxas then keeps it in local memory, touched only at folds).
+  static constexpr size_t kFoldSmemOffset = (kMainloopSmemBytes + 15) / 16 * 16;
+  static constexpr size_t kFoldSmemBytes = size_t(kThreads) * size_t(kAccumulatorsPerThread) * sizeof(float);
+  static constexpr FoldPlace kFoldPlace = kDirection != ConvDirection::kBwdWeight ? FoldPlace::kNone
+                                          : 2 * kAccumulatorsPerThread <= 128   ? FoldPlace::kRegisters
+                                          : kFoldSmemOffset + kFoldSmemBytes <= kSmemLimitBytes
+                                              ? FoldPlace::kSharedMemory
+                                              : FoldPlace::kRegisters;
+  static constexpr size_t kMainloopAndFoldSmemBytes =
+      kFoldPlace == FoldPlace::kSharedMemory ? kFoldSmemOffset + kFoldSmemBytes : kMainloopSmemBytes;
+  static constexpr size_t kSmemBytes =
+      kMainloopAndFoldSmemBytes > kEpilogueSmemBytes ? kMainloopAndFoldSmemBytes : kEpilogueSmemBytes;
 
   // Index width: 32-bit offsets unless the instance is split_image (64-bit offsets for > 2^31 elements).
   using Index = std::conditional_t<Traits::kSplitImage, int64_t, int32_t>;

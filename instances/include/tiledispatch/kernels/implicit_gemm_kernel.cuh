@@ -52,6 +52,13 @@ __device__ __forceinline__ void copy_vector(const void* src, void* dst, bool val
   }
 }
 
+// fp32 bits held in a tfloat32_t -> the nearest TF32 value (ties away from zero), low 13 bits zero.
+__device__ __forceinline__ cute::tfloat32_t round_to_tf32(cute::tfloat32_t raw_fp32) {
+  uint32_t rounded;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(rounded) : "f"(__uint_as_float(raw_fp32.raw())));
+  return cute::tfloat32_t::bitcast(rounded);
+}
+
 // The gather of one operand tile (MN, K) into shared memory. Chunks of V contiguous elements are numbered
 // contiguous-dimension first (coalesced), thread t owns chunks t, t + T, t + 2T, ...; the MN-dependent part
 // of each chunk's address is prepared once, the K-dependent part per tile.
@@ -235,6 +242,48 @@ __device__ __forceinline__ void gemm_tile(const ImplicitGemmParams<typename Cfg:
   static_assert(decltype(size<2>(tXrA))::value == decltype(size<2>(tCrA))::value, "ldmatrix K blocks");
   static_assert(decltype(size<2>(tXrB))::value == decltype(size<2>(tCrB))::value, "ldmatrix K blocks");
 
+  // Accumulator fold (Cfg::kFoldPlace, docs/pipelines.md "Accumulation"): every kFoldTiles k-tiles the MMA
+  // accumulators are added into an outer fp32 accumulator with round-to-nearest FADDs and cleared, which
+  // bounds the chain of truncating tensor-core additions. Shared-memory slots: accumulator i of thread t at
+  // i * THREADS + t (consecutive threads, consecutive banks), each thread touching only its own.
+  constexpr FoldPlace kFoldPlace = Cfg::kFoldPlace;
+  Tensor tCrOuter = make_fragment_like(tCrC);  // (MMA,MMA_M,MMA_N), used when folding in registers
+  float* fold_slots = reinterpret_cast<float*>(smem_raw + Cfg::kFoldSmemOffset);
+  if constexpr (kFoldPlace == FoldPlace::kRegisters) {
+    clear(tCrOuter);
+  } else if constexpr (kFoldPlace == FoldPlace::kSharedMemory) {
+    CUTE_UNROLL
+    for (int i = 0; i < size(tCrC); ++i) fold_slots[i * kThreads + tid] = 0.f;
+  }
+  auto fold_after_tile = [&](int kt) {
+    if constexpr (kFoldPlace != FoldPlace::kNone) {
+      if ((kt + 1) % Cfg::kFoldTiles != 0) return;
+      CUTE_UNROLL
+      for (int i = 0; i < size(tCrC); ++i) {
+        if constexpr (kFoldPlace == FoldPlace::kRegisters) {
+          tCrOuter(i) += tCrC(i);
+        } else {
+          fold_slots[i * kThreads + tid] += tCrC(i);
+        }
+        tCrC(i) = 0.f;
+      }
+    }
+  };
+  // After the main loop: the remaining chain plus the outer accumulator (read before the barrier that
+  // hands shared memory to the epilogue).
+  auto fold_final = [&] {
+    if constexpr (kFoldPlace != FoldPlace::kNone) {
+      CUTE_UNROLL
+      for (int i = 0; i < size(tCrC); ++i) {
+        if constexpr (kFoldPlace == FoldPlace::kRegisters) {
+          tCrC(i) += tCrOuter(i);
+        } else {
+          tCrC(i) += fold_slots[i * kThreads + tid];
+        }
+      }
+    }
+  };
+
   // One k-step = warp_tile_k of the K group: its ldmatrix loads, then its MMAs.
   auto load_fragments = [&](int stage, int step) {
     CUTE_UNROLL
@@ -243,11 +292,13 @@ __device__ __forceinline__ void gemm_tile(const ImplicitGemmParams<typename Cfg:
       copy(s2r_copy_a, tXsA(_, _, k, stage), tXrA(_, _, k));
       copy(s2r_copy_b, tXsB(_, _, k, stage), tXrB(_, _, k));
       if constexpr (Cfg::kDataType == DataType::kFp32) {
-        // Shared memory holds fp32 bits; round them to TF32 (nearest) before the tensor cores truncate.
+        // The fragments hold the fp32 bits from shared memory; round them to TF32 (cvt.rna: nearest, low 13
+        // bits cleared). Not float(tfloat32_t): that clears the low bits first, i.e. truncates, which biased
+        // every product toward zero by ~2^-11 (docs/pipelines.md, "Accumulation").
         CUTE_UNROLL
-        for (int i = 0; i < size(tCrA(_, _, k)); ++i) tCrA(_, _, k)(i) = tfloat32_t(float(tCrA(_, _, k)(i)));
+        for (int i = 0; i < size(tCrA(_, _, k)); ++i) tCrA(_, _, k)(i) = round_to_tf32(tCrA(_, _, k)(i));
         CUTE_UNROLL
-        for (int i = 0; i < size(tCrB(_, _, k)); ++i) tCrB(_, _, k)(i) = tfloat32_t(float(tCrB(_, _, k)(i)));
+        for (int i = 0; i < size(tCrB(_, _, k)); ++i) tCrB(_, _, k)(i) = round_to_tf32(tCrB(_, _, k)(i));
       }
     }
   };
@@ -304,6 +355,7 @@ __device__ __forceinline__ void gemm_tile(const ImplicitGemmParams<typename Cfg:
         const int slice = slice_of(step);
         if (has_next && slice >= 0) copy_tile(next, write_stage, slice, kSlices);
       });
+      fold_after_tile(kt);
       cp_async_fence();
     }
   } else if constexpr (kStrategy.async_copy) {
@@ -317,6 +369,7 @@ __device__ __forceinline__ void gemm_tile(const ImplicitGemmParams<typename Cfg:
       cp_async_wait<0>();
       __syncthreads();
       compute_tile(stage, [](int) {});
+      fold_after_tile(kt);
     }
   } else if constexpr (!kStrategy.register_prefetch) {
     // basic_v1: ld.global -> registers -> st.shared, then the MMAs; nothing overlaps. With one stage a
@@ -330,6 +383,7 @@ __device__ __forceinline__ void gemm_tile(const ImplicitGemmParams<typename Cfg:
       gather_b.store(tid, sB, stage);
       __syncthreads();
       compute_tile(stage, [](int) {});
+      fold_after_tile(kt);
     }
   } else {
     // basic_v2: the next tile is loaded into registers while the MMAs of this tile run, then stored.
@@ -347,6 +401,7 @@ __device__ __forceinline__ void gemm_tile(const ImplicitGemmParams<typename Cfg:
         const int slice = slice_of(step);
         if (has_next && slice >= 0) load_tile_to_registers(kt + 1, slice, kSlices);
       });
+      fold_after_tile(kt);
       if (has_next) {
         if constexpr (kStages == 1) __syncthreads();
         gather_a.store(tid, sA, (kt + 1) % kStages);
@@ -355,6 +410,7 @@ __device__ __forceinline__ void gemm_tile(const ImplicitGemmParams<typename Cfg:
       }
     }
   }
+  fold_final();
   cp_async_wait<0>();
   __syncthreads();  // the operand stages are free: the epilogue reuses their shared memory
 

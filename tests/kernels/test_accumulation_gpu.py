@@ -1,0 +1,27 @@
+"""Long-reduction accuracy of backward weight (docs/pipelines.md, "Accumulation"): the tensor cores' fp32
+accumulation rounds toward zero, so the kernels fold their MMA accumulators into a round-to-nearest outer
+accumulator; checked on GEMM K from 2^16 to 2^24 with mean-zero and positive inputs, per dtype and per place
+of the outer accumulator (tests/kernels/test_accumulation_check.cu)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.kernels.gpu_toolchain import REPO_ROOT, build_and_run
+
+INSTANCES = 4
+SIZES = 5  # GEMM K = 2^16, 2^18, ..., 2^24
+DISTRIBUTIONS = 2  # mean-zero and positive inputs
+
+
+@pytest.mark.gpu
+def test_long_reduction_unbiased(tmp_path: Path) -> None:
+    output = build_and_run(REPO_ROOT / "tests" / "kernels" / "test_accumulation_check.cu", tmp_path)
+    print(output)  # shown with -rP: the probe and per-size lines
+    lines = output.splitlines()
+    expected = 2 + INSTANCES * SIZES * DISTRIBUTIONS  # 2 FADD probes
+    assert lines[-1] == f"{expected} checked, 0 failures", "\n".join(line for line in lines if "FAIL" in line)
+    growing = [line for line in lines if line.startswith("PASS") and "GEMM K 2^24" in line]
+    assert len(growing) == INSTANCES * DISTRIBUTIONS
