@@ -59,6 +59,13 @@ inline std::vector<BatteryEntry> battery(bool include_large) {
       {"3D 3x3x3 C/G=8", conv3d(2, 1, 16, 16, 5, 6, 7, 3, 1, 1, 1)},
       {"3D 1x1x1", conv3d(1, 2, 8, 8, 4, 4, 4, 1, 1, 0, 1)},
       {"3D C/G=1 3x3x3 stride 2", conv3d(4, 1, 4, 4, 5, 5, 5, 3, 2, 1, 1)},
+      // Shapes that the depthwise, Filter3x3 and merged-group instances of `tests` and `tiny` need, so that each
+      // of them runs on at least one problem.
+      {"depthwise 3x3 stride 2 C=64", conv2d(64, 2, 64, 64, 15, 15, 3, 2, 1, 1)},
+      {"depthwise 5x5 C=64", conv2d(64, 2, 64, 64, 13, 13, 5, 1, 2, 1)},
+      {"depthwise 5x5 stride 2 C=32", conv2d(32, 1, 32, 32, 16, 16, 5, 2, 2, 1)},
+      {"C/G=1 K/G=4 G=16 3x3", conv2d(16, 2, 16, 64, 9, 9, 3, 1, 1, 1)},
+      {"3D C/G=4 K/G=8 G=8 3x3x3", conv3d(8, 1, 32, 64, 4, 5, 6, 3, 1, 1, 1)},
   };
   if (include_large) {
     b.push_back({"large: ResNet 3x3 256->256 56x56 N=8", conv2d(1, 8, 256, 256, 56, 56, 3, 1, 1, 1)});
