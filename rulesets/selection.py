@@ -5,6 +5,11 @@ order (``(i + 1) % 5 == 0``), at least one per category, plus the first configur
 scheduler) pair present that the picks miss.
 ``tiny``: defined per direction over all dtypes and ndims: one configuration of ``full-tests`` per
 (category, ndim), then round-robin over (category, ndim, dtype) groups until there are at least ``TINY_MIN``.
+The dtype of each (category, ndim) pick rotates fp16, bf16, fp32 over the pairs in (category, ndim) order
+(the next dtype present when a pair lacks it), and every (dtype, ndim) that the picks miss gets the first
+configuration of its first category; so every direction's ``tiny`` holds all three dtypes in both ndims
+(each of the build's six requests compiles something) and every category of the direction. Counts on
+sm_90a: fwd 10, bwd_data 10, bwd_weight 10.
 
 Arch rejections of ``full-tests`` on sm_90a: none of its own; it selects from arch-filtered ``full``, so
 its configurations all run, and its ``rejected`` are ``full``'s (listed in ``rulesets.full``).
@@ -44,22 +49,30 @@ def full_tests(full: Sequence[AnyConfig]) -> tuple[AnyConfig, ...]:
 
 def tiny(full_tests_of: Callable[[DataType, int], Sequence[AnyConfig]]) -> tuple[AnyConfig, ...]:
     """Select a direction's ``tiny`` from its ``full-tests`` per (dtype, ndim)."""
+    dtypes = tuple(DataType)
     groups: dict[tuple[int, int, int], list[AnyConfig]] = {}
     category_order = {c: i for i, c in enumerate(Category)}
-    dtype_order = {d: i for i, d in enumerate(DataType)}
-    for dtype in DataType:
+    for d, dtype in enumerate(dtypes):
         for ndim in (2, 3):
             for config in full_tests_of(dtype, ndim):
-                key = (category_order[config.category], ndim, dtype_order[dtype])
-                groups.setdefault(key, []).append(config)
+                groups.setdefault((category_order[config.category], ndim, d), []).append(config)
     ordered = sorted(groups)
     picked: dict[str, AnyConfig] = {}
-    seen_category_ndim: set[tuple[int, int]] = set()
-    for key in ordered:
-        if key[:2] not in seen_category_ndim:
-            seen_category_ndim.add(key[:2])
-            first = groups[key][0]
-            picked[first.name] = first
+
+    def take(key: tuple[int, int, int]) -> None:
+        first = groups[key][0]
+        picked[first.name] = first
+
+    pairs = sorted({key[:2] for key in ordered})
+    for i, pair in enumerate(pairs):
+        rotation = [(i + shift) % len(dtypes) for shift in range(len(dtypes))]
+        take(next((*pair, d) for d in rotation if (*pair, d) in groups))
+    covered = {(c.ndim_spatial, c.dtype) for c in picked.values()}
+    for ndim in (2, 3):
+        for d, dtype in enumerate(dtypes):
+            present = [key for key in ordered if key[1:] == (ndim, d)]
+            if (ndim, dtype) not in covered and present:
+                take(present[0])
     cursor = {key: 0 for key in ordered}
     while len(picked) < TINY_MIN and any(cursor[k] < len(groups[k]) for k in ordered):
         for key in ordered:
