@@ -7,6 +7,7 @@ legacy directory) raises ``ValueError`` with one line naming the bad value and t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -74,12 +75,25 @@ def collect_configs(request: GenerateRequest) -> list[KernelConfig | DepthwiseCo
 
 def plan(request: GenerateRequest) -> list[str]:
     """Relative paths of every file ``generate`` writes, sorted; nothing is written or rendered."""
-    names = [c.name for c in collect_configs(request)]
-    return plan_direction(names, request.direction, request.chunk)
+    return plan_configs(request, collect_configs(request))
 
 
-def generate(request: GenerateRequest, out_dir: str | Path) -> list[str]:
+def plan_configs(request: GenerateRequest, configs: Sequence[KernelConfig | DepthwiseConfig]) -> list[str]:
+    """``plan(request)`` from the request's configurations (``collect_configs(request)``) already in hand."""
+    return plan_direction([c.name for c in configs], request.direction, request.chunk)
+
+
+def generate(
+    request: GenerateRequest,
+    out_dir: str | Path,
+    configs: Sequence[KernelConfig | DepthwiseConfig] | None = None,
+) -> list[str]:
     """Write the files of ``plan(request)`` under ``out_dir``; files whose bytes would not change are left
-    untouched. Returns the relative paths, sorted."""
-    files = render_direction(collect_configs(request), request.direction, request.arch, request.chunk)
+    untouched. Returns the relative paths, sorted.
+
+    ``configs``: ``collect_configs(request)`` when the caller has it already (the build enumerates once for
+    plan and generate); the caller vouches that it was computed from the same inputs.
+    """
+    chosen = collect_configs(request) if configs is None else configs
+    files = render_direction(chosen, request.direction, request.arch, request.chunk)
     return write_files(Path(out_dir), files)

@@ -2,7 +2,9 @@
 
 The emitter asks ``generators.build_api.plan(request)`` for the relative paths the generator will write
 (headers, units, register file, expected list) and declares them all as targets of one node; the action calls
-``generators.build_api.generate(request, out_dir)`` in-process and checks it wrote exactly the plan. The
+``generators.build_api.generate(request, out_dir, configs)`` in-process and checks it wrote exactly the plan.
+When the emitter had to enumerate the rule set (plan not memoized), it hands those configurations to the
+action through the target node, so a rule change costs one enumeration, not two. The
 generator's own sources and templates, the rule sets, the legacy .conf files and the versions of the Python
 packages the generator runs on are sources of that node, so any of them changing reruns the generator; the
 generator leaves files whose bytes would not change untouched (the targets are Precious, so SCons does not
@@ -18,6 +20,7 @@ import importlib
 import json
 import os
 import sys
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
@@ -37,6 +40,15 @@ GENERATOR_PACKAGES = ("pydantic", "pydantic-core", "jinja2", "markupsafe")
 
 class GenerationMismatchError(RuntimeError):
     """generate() wrote a different file set than plan() declared."""
+
+
+@dataclass(frozen=True)
+class Enumerated:
+    """A direction's configurations as the emitter enumerated them, with the digest of the inputs they came
+    from."""
+
+    key: str
+    configs: tuple
 
 
 def _build_api(env: Environment) -> ModuleType:
@@ -59,41 +71,57 @@ def _inputs_digest(source: list) -> str:
     return digest.hexdigest()
 
 
-def _memoized_plan(env: Environment, request, source: list) -> list[str]:
+def _memoized_plan(env: Environment, request, source: list) -> tuple[list[str], Enumerated | None]:
     """``plan(request)``, remembered in the build directory under the digest of its inputs.
 
     Enumerating a rule set can take seconds, and the emitter runs on every build, no-op ones included; plan is
-    a pure function of the generate node's sources, so an unchanged digest gives the same answer.
+    a pure function of the generate node's sources, so an unchanged digest gives the same answer. When the
+    plan has to be computed, the enumerated configurations come back too, for the generate action of the same
+    build (one enumeration per build, not one for plan and one for generate).
     """
     memo = Path(env.Dir(env["TD_BUILD_DIR"]).abspath) / f"plan_{request.direction}.json"
     key = _inputs_digest(source)
     if memo.is_file():
         stored = json.loads(memo.read_text(encoding="utf-8"))
         if stored.get("key") == key:
-            return stored["plan"]
-    planned = list(_build_api(env).plan(request))
+            return stored["plan"], None
+    api = _build_api(env)
+    configs = tuple(api.collect_configs(request))
+    planned = list(api.plan_configs(request, configs))
     temporary = memo.with_name(memo.name + ".tmp")
     temporary.write_text(json.dumps({"key": key, "plan": planned}), encoding="utf-8")
     os.replace(temporary, memo)
-    return planned
+    return planned, Enumerated(key=key, configs=configs)
 
 
 def _emitter(target: list, source: list, env: Environment) -> tuple[list, list]:
     request = _request_of(env, source)
     try:
-        planned = _memoized_plan(env, request, source)
+        planned, enumerated = _memoized_plan(env, request, source)
     except (ValueError, OSError) as error:
         # Bad input (rule set, legacy file) gets one line, never a traceback.
         print(f"scons: *** generate {request.direction}: {error}", file=sys.stderr)
         Exit(2)
     gen_dir = env["TD_GEN_DIR"]
-    return [env.File(f"{gen_dir}/{relative}") for relative in planned], source
+    outputs = [env.File(f"{gen_dir}/{relative}") for relative in planned]
+    # The node carries the enumeration to the action: per-build state, never module-level.
+    outputs[0].attributes.td_enumerated = enumerated
+    return outputs, source
+
+
+def _handed_configs(target: list, source: list) -> tuple | None:
+    """The emitter's configurations if their digest is still that of the sources; ``None`` (generate then
+    enumerates itself) when the plan came from the memo or an input changed while the build ran."""
+    enumerated = getattr(target[0].attributes, "td_enumerated", None)
+    if enumerated is None or enumerated.key != _inputs_digest(source):
+        return None
+    return enumerated.configs
 
 
 def _generate(target: list, source: list, env: Environment) -> int:
     request = _request_of(env, source)
     out_dir = Path(env.Dir(env["TD_GEN_DIR"]).abspath)
-    written = sorted(_build_api(env).generate(request, out_dir))
+    written = sorted(_build_api(env).generate(request, out_dir, _handed_configs(target, source)))
     declared = sorted(Path(node.abspath).relative_to(out_dir).as_posix() for node in target)
     if written != declared:
         extra = sorted(set(written) - set(declared))

@@ -154,3 +154,30 @@ def test_build_killed_mid_compile_ends_correct_after_restart(sandbox: Sandbox) -
     sandbox.reset_calls()
     sandbox.scons("check")
     assert sandbox.calls() == []
+
+
+def _enumerations(sandbox: Sandbox) -> list[str]:
+    log = sandbox.root / "enumerations.log"
+    return sorted(log.read_text().splitlines()) if log.is_file() else []
+
+
+def test_a_rule_change_enumerates_each_direction_once(built: Sandbox) -> None:
+    # plan (SConstruct read) and generate (action) share one enumeration; a no-op build needs none (memo).
+    (built.root / "enumerations.log").unlink(missing_ok=True)
+    built.scons("profiler")
+    assert _enumerations(built) == []
+    rules = built.root / "rulesets" / "tiny.txt"
+    rules.write_text(rules.read_text() + "fwd fp16 kfwd05x alpha\n")
+    built.scons("profiler")
+    assert _enumerations(built) == ["bwd_data", "bwd_weight", "fwd"]
+    assert "kfwd05x" in (built.gen / "expected_fwd.txt").read_text()
+
+
+def test_generate_enumerates_itself_when_the_plan_came_from_the_memo(sandbox: Sandbox) -> None:
+    # compiledb plans without generating; the later build finds the memo and must still write every file.
+    sandbox.scons("compiledb")
+    assert not sandbox.gen.exists()
+    (sandbox.root / "enumerations.log").unlink()
+    sandbox.scons("check")
+    assert _enumerations(sandbox) == ["bwd_data", "bwd_weight", "fwd"]
+    assert sandbox.units()

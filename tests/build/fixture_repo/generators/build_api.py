@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,8 +31,12 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _instances(request: GenerateRequest) -> list[tuple[str, str]]:
-    rules = Path(__file__).resolve().parents[1] / "rulesets" / f"{request.ruleset}.txt"
+def collect_configs(request: GenerateRequest) -> list[tuple[str, str]]:
+    root = Path(__file__).resolve().parents[1]
+    # Logged so the tests can count enumerations (the build should enumerate a direction once per build).
+    with (root / "enumerations.log").open("a") as log:
+        log.write(f"{request.direction}\n")
+    rules = root / "rulesets" / f"{request.ruleset}.txt"
     if not rules.is_file():
         raise ValueError(f"unknown rule set '{request.ruleset}'")
     found = []
@@ -42,10 +47,10 @@ def _instances(request: GenerateRequest) -> list[tuple[str, str]]:
     return sorted(found)
 
 
-def _units(request: GenerateRequest) -> list[list[tuple[str, str]]]:
+def _units(request: GenerateRequest, instances: Sequence[tuple[str, str]]) -> list[list[tuple[str, str]]]:
     units: list[list[tuple[str, str]]] = []
     current: list[tuple[str, str]] = []
-    for instance in _instances(request):
+    for instance in instances:
         current.append(instance)
         if int(_digest(instance[0])[:8], 16) % 3 == 0 or len(current) == request.chunk:
             units.append(current)
@@ -55,11 +60,11 @@ def _units(request: GenerateRequest) -> list[list[tuple[str, str]]]:
     return units
 
 
-def _files(request: GenerateRequest) -> dict[str, str]:
+def _files(request: GenerateRequest, instances: Sequence[tuple[str, str]]) -> dict[str, str]:
     direction = request.direction
     files: dict[str, str] = {}
     unit_ids = []
-    for unit in _units(request):
+    for unit in _units(request, instances):
         unit_id = _digest(unit[0][0])[:8]
         unit_ids.append(unit_id)
         lines = [f'#include "kernels/{name}.hpp"' for name, _ in unit]
@@ -72,17 +77,23 @@ def _files(request: GenerateRequest) -> dict[str, str]:
             )
     calls = "".join(f"void add_unit_{direction}_{unit_id}();\n" for unit_id in unit_ids)
     files[f"register_{direction}.cpp"] = f"{calls}void register_{direction}_instances() {{}}\n"
-    expected = sorted(name for unit in _units(request) for name, _ in unit)
+    expected = sorted(name for name, _ in instances)
     files[f"expected_{direction}.txt"] = "".join(f"{name}\tinstance<{name}>\n" for name in expected)
     return files
 
 
 def plan(request: GenerateRequest) -> list[str]:
-    return sorted(_files(request))
+    return plan_configs(request, collect_configs(request))
 
 
-def generate(request: GenerateRequest, out_dir: Path) -> list[str]:
-    files = _files(request)
+def plan_configs(request: GenerateRequest, configs: Sequence[tuple[str, str]]) -> list[str]:
+    return sorted(_files(request, configs))
+
+
+def generate(
+    request: GenerateRequest, out_dir: Path, configs: Sequence[tuple[str, str]] | None = None
+) -> list[str]:
+    files = _files(request, collect_configs(request) if configs is None else configs)
     for relative, text in files.items():
         path = out_dir / relative
         if path.is_file() and path.read_text() == text:
