@@ -21,6 +21,9 @@ from generators.config import DepthwiseConfig, KernelConfig
 from generators.enums import Direction, Epilogue, Pipeline, Scheduler, Specialization, StreamKReduction
 
 ACCUMULATOR_BYTES = 4
+EPILOGUE_ROW_PAD = 4
+"""fp32 elements padding each row of the shared accumulator tile (spreads its rows over the banks)."""
+SMEM_ALIGN = 16
 
 
 class ValidationResult(BaseModel):
@@ -52,18 +55,53 @@ def _is_pow2(value: int) -> bool:
 # --- implicit GEMM --------------------------------------------------------------------------------------
 
 
-def smem_bytes(c: KernelConfig, arch: ArchSpec) -> int:
-    """Shared memory per block (docs/architecture.md §4): the larger of the mainloop stages and the
-    cshuffle epilogue tile (fp32)."""
+def _align(value: int, to: int) -> int:
+    return (value + to - 1) // to * to
+
+
+def mainloop_smem_bytes(c: KernelConfig, arch: ArchSpec) -> int:
+    """The operand stages: stages x (tile_m + tile_n) x tile_k x sizeof(dtype) (``kMainloopSmemBytes``)."""
     stages = arch.smem_stages(c.pipeline, c.double_smem_buffer)
-    mainloop = stages * (c.tile_m + c.tile_n) * c.tile_k * c.dtype.size_bytes
-    epilogue = c.tile_m * c.tile_n * ACCUMULATOR_BYTES if c.epilogue is Epilogue.CSHUFFLE else 0
-    return max(mainloop, epilogue)
+    return stages * (c.tile_m + c.tile_n) * c.tile_k * c.dtype.size_bytes
+
+
+def accumulator_tile_smem_bytes(c: KernelConfig) -> int:
+    """The fp32 accumulator tile, rows padded by 4 floats, needed by the cshuffle epilogue and by the
+    reduction of wave_k > 1 K groups (``kEpilogueSmemBytes``); 0 otherwise."""
+    if c.epilogue is not Epilogue.CSHUFFLE and c.wave_k == 1:
+        return 0
+    return c.tile_m * (c.tile_n + EPILOGUE_ROW_PAD) * ACCUMULATOR_BYTES
+
+
+def fold_smem_bytes(c: KernelConfig, arch: ArchSpec) -> int:
+    """The bwd_weight outer accumulator when it lives in shared memory (``kFoldPlace == kSharedMemory``):
+    one fp32 slot per accumulator and thread, after the 16-byte aligned operand stages. It goes there only
+    when twice the accumulators exceed the register share and it fits the block limit; else 0."""
+    if c.direction is not Direction.BWD_WEIGHT:
+        return 0
+    per_thread = accumulators_per_thread(c)
+    if 2 * per_thread <= arch.max_accumulators_per_thread:
+        return 0
+    slots = c.threads * per_thread * ACCUMULATOR_BYTES
+    if _align(mainloop_smem_bytes(c, arch), SMEM_ALIGN) + slots > arch.smem_per_block_bytes:
+        return 0
+    return slots
+
+
+def smem_bytes(c: KernelConfig, arch: ArchSpec) -> int:
+    """Shared memory per block, exactly what the kernel allocates (``ImplicitGemmConfig::kSmemBytes``;
+    docs/architecture.md §4): the larger of the operand stages (plus the shared fold slots) and the
+    accumulator tile, which reuses the stages' memory after the main loop."""
+    mainloop = mainloop_smem_bytes(c, arch)
+    fold = fold_smem_bytes(c, arch)
+    stages = _align(mainloop, SMEM_ALIGN) + fold if fold else mainloop
+    return max(stages, accumulator_tile_smem_bytes(c))
 
 
 def accumulators_per_thread(c: KernelConfig) -> int:
-    """fp32 accumulators each thread holds (docs/architecture.md §4)."""
-    return c.tile_m * c.tile_n // c.threads
+    """fp32 accumulators each thread holds (docs/architecture.md §4): every K group (wave_k) holds the
+    whole tile, so the tile is spread over threads / wave_k (``kAccumulatorsPerThread``)."""
+    return c.tile_m * c.tile_n // (c.threads // c.wave_k)
 
 
 def _wave_count(c: KernelConfig, arch: ArchSpec) -> str | None:
@@ -157,7 +195,8 @@ def _vector_divides_tile(c: KernelConfig, arch: ArchSpec) -> str | None:
 def _shared_memory(c: KernelConfig, arch: ArchSpec) -> str | None:
     """Shared memory per block fits the arch (227 KB sm_90a, 163 KB sm_80).
 
-    Source: docs/architecture.md §4 (stages x (tile_m + tile_n) x tile_k x sizeof, or the cshuffle tile).
+    Source: docs/architecture.md §4 (``smem_bytes``: the operand stages, the bwd_weight fold slots, the
+    fp32 accumulator tile of cshuffle and wave_k > 1).
     """
     need = smem_bytes(c, arch)
     if need > arch.smem_per_block_bytes:
@@ -174,12 +213,13 @@ def _register_budget(c: KernelConfig, arch: ArchSpec) -> str | None:
 
     Source: DESIGN decision 2 and docs/architecture.md §4: upstream's 256x256 and 224x256 tiles on 256
     threads (224-256 accumulators) are legal on AMD (512 VGPRs incl. AGPRs) but would spill here; rejected
-    and reported.
+    and reported. With wave_k > 1 each K group holds the whole tile, on threads / wave_k threads.
     """
     per_thread = accumulators_per_thread(c)
     if per_thread > arch.max_accumulators_per_thread:
+        holders = f"{c.threads // c.wave_k} threads" + (" per K group" if c.wave_k > 1 else "")
         return (
-            f"{per_thread} fp32 accumulators per thread ({c.tile_m}x{c.tile_n} tile on {c.threads} threads) "
+            f"{per_thread} fp32 accumulators per thread ({c.tile_m}x{c.tile_n} tile on {holders}) "
             f"exceed {arch.max_accumulators_per_thread}: legal upstream on AMD, but beside the operand "
             f"fragments it does not fit {arch.registers_per_thread} registers per thread on {arch.name}"
         )
@@ -330,10 +370,16 @@ IMPLICIT_GEMM_RULES: tuple[Rule, ...] = (
 
 
 def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
-    """Input halo tile of every batch in the block: ((tile-1)*stride + filter)^2 x nbatch x sizeof."""
+    """Shared memory per block, exactly what the kernel allocates (``depthwise::Shape::kSmemBytes``,
+    docs/depthwise.md): the input halo of the block's nbatch x out_vec channels, its row rounded up to a
+    multiple of sub_w x stride_w (interleaved columns), 16-byte aligned, then the F x F fp32 weights of
+    those channels."""
+    channels = c.nbatch * c.out_vec
     in_h = (c.tile_h - 1) * c.stride_h + c.filter
     in_w = (c.tile_w - 1) * c.stride_w + c.filter
-    return in_h * in_w * c.nbatch * c.dtype.size_bytes
+    row_positions = _align(in_w, c.sub_w * c.stride_w)
+    halo = _align(in_h * row_positions * channels * c.dtype.size_bytes, SMEM_ALIGN)
+    return halo + c.filter * c.filter * channels * ACCUMULATOR_BYTES
 
 
 def _depthwise_vector_width(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
@@ -376,7 +422,8 @@ def _depthwise_padding(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
 
 
 def _depthwise_shared_memory(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
-    """The input tiles of a block fit shared memory. Source: docs/architecture.md §4 limits."""
+    """The input halo and weights of a block fit shared memory. Source: docs/depthwise.md (kernel layout),
+    docs/architecture.md §4 limits."""
     need = depthwise_smem_bytes(c)
     if need > arch.smem_per_block_bytes:
         return f"needs {need} bytes of shared memory, {arch.name} allows {arch.smem_per_block_bytes}"

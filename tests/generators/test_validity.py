@@ -9,6 +9,8 @@ from generators.arch import get_arch
 from generators.validity import (
     DEPTHWISE_RULES,
     IMPLICIT_GEMM_RULES,
+    accumulators_per_thread,
+    depthwise_smem_bytes,
     rule_ids,
     smem_bytes,
     validate,
@@ -91,13 +93,54 @@ def test_shared_memory_formula_and_arch_limit():
     assert smem_bytes(config, get_arch("sm_90a")) == 4 * (256 + 128) * 64 * 2
     assert validate(config, "sm_90a").ok
     assert validate(config, "sm_80").rule == "shared_memory"
-    # cshuffle epilogue: 128 x 128 x 4 bytes beats 1 stage x 256 x 16 x 2 bytes.
+    # cshuffle epilogue: 128 rows x (128 + 4 pad) x 4 bytes beats 1 stage x 256 x 16 x 2 bytes.
     small_k = make_config(tile_k=16, pipeline="compv1")
-    assert smem_bytes(small_k, get_arch()) == 128 * 128 * 4
-    assert smem_bytes(small_k.replace(double_smem_buffer=True), get_arch()) == 128 * 128 * 4
+    assert smem_bytes(small_k, get_arch()) == 128 * 132 * 4
+    assert smem_bytes(small_k.replace(double_smem_buffer=True), get_arch()) == 128 * 132 * 4
+    # The default epilogue stores from registers: only the stages, unless wave_k > 1 K groups are reduced
+    # through the same accumulator tile.
+    assert smem_bytes(small_k.replace(epilogue="default"), get_arch()) == 256 * 16 * 2
+    split_k = make_config(wave_k=2, epilogue="default")
+    assert smem_bytes(split_k, get_arch()) == 128 * 132 * 4
     assert smem_bytes(make_config(tile_k=128, pipeline="compv1", double_smem_buffer=True), get_arch()) == (
         2 * 256 * 128 * 2
     )
+
+
+def test_bwd_weight_fold_slots_in_shared_memory():
+    # 128 accumulators per thread: the outer fold accumulator (another 128) goes to shared memory, one fp32
+    # slot per accumulator and thread after the 2 x 256 x 32 x 2 byte stages.
+    fold = make_config(direction="bwd_weight", wave_n=1)
+    assert accumulators_per_thread(fold) == 128
+    assert smem_bytes(fold, get_arch()) == 2 * 256 * 32 * 2 + 128 * 128 * 4
+    assert smem_bytes(fold.replace(direction="fwd"), get_arch()) == 128 * 132 * 4
+    # 3 x 256 x 64 x 4 = 196608 bytes of stages leave no room for 65536 bytes of slots: registers then.
+    fp32 = fold.replace(
+        dtype="fp32", tile_k=64, warp_tile_k=8, pipeline="compv6", vector_size_b=4, vector_size_c=4
+    )
+    assert smem_bytes(fp32, get_arch()) == 3 * 256 * 64 * 4
+
+
+def test_wave_k_groups_each_hold_the_whole_tile():
+    # 128 threads in two K groups of 64: each group holds all 128 x 128 accumulators, 256 per thread.
+    config = make_config(wave_m=1, wave_n=1, wave_k=2)
+    assert accumulators_per_thread(config) == 256
+    result = validate(config)
+    assert result.rule == "register_budget"
+    assert "(128x128 tile on 64 threads per K group)" in result.message
+
+
+def test_depthwise_shared_memory_formula():
+    # fp16 8x8 f3 s1, nbatch 8 x out_vec 2 = 16 channels: 10 x 10 halo x 16 x 2 bytes + 9 taps x 16 x 4.
+    assert depthwise_smem_bytes(make_depthwise()) == 10 * 10 * 16 * 2 + 9 * 16 * 4
+    # f5 s2 sub_w 4: 19 columns rounded up to 24 (a multiple of sub_w x stride_w = 8), 8 x 4 channels.
+    strided = make_depthwise(
+        filter=5, stride_h=2, stride_w=2, pad_h=2, pad_w=2, sub_w=4, in_vec=4, out_vec=4, nbatch=8
+    )
+    assert depthwise_smem_bytes(strided) == 19 * 24 * 32 * 2 + 25 * 32 * 4
+    # One channel: the 200-byte halo is padded to 208 before the weights.
+    single = make_depthwise(nbatch=1, in_vec=1, out_vec=1)
+    assert depthwise_smem_bytes(single) == 208 + 9 * 4
 
 
 def test_register_budget_message_says_why():

@@ -1,0 +1,36 @@
+// Prints, for each configuration rendered by tests/kernels/test_resource_model.py, the shared memory its kernel
+// allocates and (implicit GEMM) its fp32 accumulators per thread, read from the kernels' own constexpr
+// quantities: ImplicitGemmConfig<Traits>::kSmemBytes / kAccumulatorsPerThread (implicit_gemm_config.hpp) and
+// depthwise::Shape<Traits>::kSmemBytes (depthwise_kernel.cuh). Host only: nothing is launched.
+//
+// resource_headers.inc (generated) includes the rendered kernels/<name>.hpp; the test puts stub instance
+// headers first on the include path, so only the traits and the config headers are compiled.
+// resource_list.inc (generated) holds one GEMM(name) or DEPTHWISE(name) line per configuration.
+#include <cstdio>
+
+#include "resource_headers.inc"
+
+namespace {
+
+template <class Traits>
+void print_gemm(const char* name) {
+  using Config = tiledispatch::kernels::ImplicitGemmConfig<Traits>;
+  std::printf("%s %zu %d\n", name, size_t(Config::kSmemBytes), Config::kAccumulatorsPerThread);
+}
+
+template <class Traits>
+void print_depthwise(const char* name) {
+  using Shape = tiledispatch::kernels::depthwise::Shape<Traits>;
+  std::printf("%s %d -\n", name, Shape::kSmemBytes);
+}
+
+}  // namespace
+
+int main() {
+#define GEMM(NAME) print_gemm<tiledispatch::generated::NAME##_traits>(#NAME);
+#define DEPTHWISE(NAME) print_depthwise<tiledispatch::generated::NAME##_traits>(#NAME);
+#include "resource_list.inc"
+#undef GEMM
+#undef DEPTHWISE
+  return 0;
+}

@@ -1,0 +1,164 @@
+"""One source of truth for resources: the shared memory and accumulators per thread that
+``generators.validity`` computes equal what the kernels allocate (docs/architecture.md §4, docs/depthwise.md).
+
+The configurations (tiny, tests, a stride sample of full, the shared-memory rejections of full, and
+default-epilogue variants of wave_k > 1 tiles) are rendered with the generator's templates and compiled host
+only, against stub instance headers, with the real config headers; ``test_resource_model.cu`` prints the
+kernels' constexpr quantities.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from generators.arch import get_arch
+from generators.config import AnyConfig, DepthwiseConfig, KernelConfig
+from generators.emit import banner, template_environment
+from generators.enums import DataType, Direction, Epilogue
+from generators.plugins import default_registry
+from generators.validity import (
+    accumulator_tile_smem_bytes,
+    accumulators_per_thread,
+    depthwise_smem_bytes,
+    fold_smem_bytes,
+    smem_bytes,
+)
+from rulesets import RulesetRequest, enumerate_ruleset
+from tests.kernels.conftest import REPO_ROOT
+
+FULL_EVERY = 211  # a prime stride over each request's full: a spread of tiles, pipelines and features
+REJECTED_PER_REQUEST = 2
+ARCH = get_arch("sm_90a")
+
+# Only the traits and the config headers are wanted: the stubs stand in for the instance headers (which
+# pull in the kernel bodies) and keep the compile to seconds.
+STUBS = {
+    "implicit_gemm_instance.hpp": """#pragma once
+#include <string_view>
+#include "tiledispatch/kernels/implicit_gemm_config.hpp"
+namespace tiledispatch {
+template <class Traits> struct ImplicitGemmInstance {
+  virtual ~ImplicitGemmInstance() = default;
+  virtual std::string_view name() const = 0;
+};
+}  // namespace tiledispatch
+""",
+    "depthwise_instance.hpp": """#pragma once
+#include <string_view>
+#include "tiledispatch/kernels/depthwise_kernel.cuh"
+namespace tiledispatch {
+template <class Traits> struct DepthwiseInstance {
+  virtual ~DepthwiseInstance() = default;
+  virtual std::string_view name() const = 0;
+};
+}  // namespace tiledispatch
+""",
+}
+
+
+@cache
+def sample() -> tuple[AnyConfig, ...]:
+    chosen: dict[str, AnyConfig] = {}
+    for direction in Direction:
+        for dtype in DataType:
+            for ndim in (2, 3):
+                for ruleset in ("tiny", "tests", "full"):
+                    request = RulesetRequest.build(
+                        ruleset=ruleset, direction=direction.value, dtype=dtype.value, ndim=ndim
+                    )
+                    result = enumerate_ruleset(request)
+                    configs = result.configs[::FULL_EVERY] if ruleset == "full" else result.configs
+                    chosen.update((c.name, c) for c in configs)
+                    if ruleset == "full":
+                        over = [r.config for r in result.rejected if r.rule == "shared_memory"]
+                        chosen.update((c.name, c) for c in over[:REJECTED_PER_REQUEST])
+    # The rule sets hold cshuffle only: the default epilogue needs the accumulator tile for wave_k > 1 alone.
+    split_k = [c for c in chosen.values() if isinstance(c, KernelConfig) and c.wave_k > 1]
+    for config in split_k[::4]:
+        variant = config.replace(epilogue=Epilogue.DEFAULT)
+        chosen[variant.name] = variant
+    return tuple(sorted(chosen.values(), key=lambda c: c.name))
+
+
+def _render(config: AnyConfig) -> str:
+    template = default_registry().for_config(config).template
+    return (
+        template_environment()
+        .get_template(template)
+        .render(banner=banner(template), name=config.name, c=config)
+    )
+
+
+@pytest.fixture(scope="module")
+def compiled(nvcc: Path, cute_include: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """name -> the C++ line "<smem bytes> <accumulators per thread or ->"."""
+    work = tmp_path_factory.mktemp("resource_model")
+    stub_dir = work / "stubs" / "tiledispatch" / "kernels"
+    stub_dir.mkdir(parents=True)
+    for name, text in STUBS.items():
+        (stub_dir / name).write_text(text)
+    (work / "kernels").mkdir()
+    configs = sample()
+    for config in configs:
+        (work / "kernels" / f"{config.name}.hpp").write_text(_render(config))
+    (work / "resource_headers.inc").write_text("".join(f'#include "kernels/{c.name}.hpp"\n' for c in configs))
+    (work / "resource_list.inc").write_text(
+        "".join(f"{'DEPTHWISE' if isinstance(c, DepthwiseConfig) else 'GEMM'}({c.name})\n" for c in configs)
+    )
+    binary = work / "resource_model"
+    cmd = [
+        str(nvcc),
+        "-std=c++17",
+        "--expt-relaxed-constexpr",
+        "-arch=compute_90a",  # PTX only: no kernel is instantiated, ptxas has nothing to do
+        f"-I{work}",
+        f"-I{work / 'stubs'}",
+        f"-I{REPO_ROOT / 'instances' / 'include'}",
+        f"-I{cute_include}",
+        f"-L{nvcc.parent.parent / 'lib'}",  # the wheel's libcudart_static.a
+        str(REPO_ROOT / "tests" / "kernels" / "test_resource_model.cu"),
+        "-o",
+        str(binary),
+    ]
+    built = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert built.returncode == 0, f"compile failed:\n{built.stderr[-4000:]}"
+    ran = subprocess.run([str(binary)], capture_output=True, text=True, check=False)
+    assert ran.returncode == 0, ran.stderr
+    return dict(line.split(" ", 1) for line in ran.stdout.splitlines())
+
+
+def _fwd_full() -> tuple[AnyConfig, ...]:
+    request = RulesetRequest.build(ruleset="full", direction="fwd", dtype="fp16", ndim=2)
+    return tuple(c for c in enumerate_ruleset(request).configs if isinstance(c, KernelConfig))
+
+
+def test_sample_exercises_every_term() -> None:
+    """The comparison is only as good as its sample: each term of the formulas occurs in it."""
+    gemm = [c for c in sample() if isinstance(c, KernelConfig)]
+    depthwise = [c for c in sample() if isinstance(c, DepthwiseConfig)]
+    assert len(gemm) >= 200
+    assert {c.direction for c in gemm} == set(Direction) and {c.dtype for c in gemm} == set(DataType)
+    assert {c.pipeline for c in gemm} >= {c.pipeline for c in _fwd_full()}
+    assert any(fold_smem_bytes(c, ARCH) for c in gemm)
+    assert any(c.epilogue is Epilogue.DEFAULT and accumulator_tile_smem_bytes(c) for c in gemm)
+    assert any(c.wave_k > 1 for c in gemm)
+    assert any(smem_bytes(c, ARCH) > ARCH.smem_per_block_bytes for c in gemm)
+    assert any(c.out_vec > 1 for c in depthwise) and any(c.sub_w * c.stride_w > 2 for c in depthwise)
+
+
+def test_python_resources_equal_the_kernels(compiled: dict[str, str]) -> None:
+    configs = sample()
+    assert set(compiled) == {c.name for c in configs}
+    mismatches = []
+    for config in configs:
+        if isinstance(config, DepthwiseConfig):
+            expected = f"{depthwise_smem_bytes(config)} -"
+        else:
+            expected = f"{smem_bytes(config, ARCH)} {accumulators_per_thread(config)}"
+        if compiled[config.name] != expected:
+            mismatches.append(f"{config.name}: C++ {compiled[config.name]}, Python {expected}")
+    assert not mismatches, f"{len(mismatches)} of {len(configs)} differ:\n" + "\n".join(mismatches[:20])
