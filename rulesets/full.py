@@ -19,10 +19,11 @@ to contain them, and their odd tiles (64x64x80, 256x224, ...) are not all in the
 filtered by the same ``generators.validity``, so ``full`` contains ``profiler`` and ``tests`` after filtering.
 
 Arch rejections of ``full`` on sm_90a (configurations summed over the 18 direction x dtype x ndim requests,
-each reported with its rule in ``enumerate_ruleset(...).rejected``): ``register_budget`` 4820 -- more than
+each reported with its rule in ``enumerate_ruleset(...).rejected``): ``register_budget`` 5390 -- more than
 128 fp32 accumulators per thread (128x128 and larger tiles on one or two waves, 224x256, 256x224 and
-256x256 even on four): AMD's accumulator registers hold them, sm_90a's 255 registers per thread do not
-beside the operand fragments; ``tile_divisible`` 848 -- the SPLIT_MK wave strategy (wave_k 2) on tiles whose
+256x256 even on four, and with SPLIT_MK 128x256 / 256x128 too, since each of the wave_k K groups holds the
+whole tile): AMD's accumulator registers hold them, sm_90a's 255 registers per thread do not beside the
+operand fragments; ``tile_divisible`` 848 -- the SPLIT_MK wave strategy (wave_k 2) on tiles whose
 tile_k equals the warp tile's K (8, 16, 32), which must be a multiple of wave_k x warp_tile_k;
 ``shared_memory`` 246 -- fp32 K-64 tiles with tile_m + tile_n >= 256 on the 4-stage mem and comp_async
 pipelines, beyond sm_90a's 227 KB per block; ``depthwise_vector_width`` 18 -- fp32 depthwise vec 8 (32
