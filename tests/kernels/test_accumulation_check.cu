@@ -104,7 +104,8 @@ void rounding_probe() {
       std::printf("probe %-9s C=%+.0f + %+.2f ulp -> C %+.3f ulp (%s)\n", names[t], c, c * 0.75,
                   (double(h[t]) - c) / 0x1p-23, mode);
     }
-    verdict(h[3] == nearest, std::string("fp32 FADD rounds to nearest (the fold's addition), C=") + (c > 0 ? "+1" : "-1"));
+    verdict(h[3] == nearest,
+            std::string("fp32 FADD rounds to nearest (the fold's addition), C=") + (c > 0 ? "+1" : "-1"));
   }
   TD_CHECK_CUDA(cudaFree(out));
 }

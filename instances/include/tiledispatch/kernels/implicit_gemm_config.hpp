@@ -142,13 +142,14 @@ struct ImplicitGemmConfig {
   static constexpr int kAccumulatorsPerThread = kTileM * kTileN / kMmaThreads;
 
   // Accumulation (docs/pipelines.md, "Accumulation"): mma.sync adds into its fp32 accumulators rounding
-  // toward zero, so a chain of L MMAs loses about L * 2^-25 of the result, a bias, not noise. Backward
-  // weight's GEMM K (N*Do*Ho*Wo) is unbounded: there the MMA accumulators cover at most kFoldTiles k-tiles
-  // (about kFoldChainMmas MMAs), are then added with a round-to-nearest FADD into an outer fp32 accumulator
-  // and cleared. fwd / bwd_data reduce C*taps or K*taps, short enough to need no fold.
+  // toward zero, so a chain of L MMAs shrinks the result by about L * 2^-24 (measured on H200): a bias, not
+  // noise. Backward weight's GEMM K (N*Do*Ho*Wo) is unbounded: there the MMA accumulators cover at most
+  // kFoldTiles k-tiles (about kFoldChainMmas MMAs), are then added with a round-to-nearest FADD into an outer
+  // fp32 accumulator and cleared. fwd / bwd_data reduce C*taps or K*taps, short enough to need no fold.
   static constexpr int kMmasPerTile = kSteps * kAtomsPerStep;  // chain growth per k-tile
-  static constexpr int kFoldChainMmas = 256;                  // bias bound: 256 * 2^-25 ~ 8e-6 relative
-  static constexpr int kFoldTiles = kMmasPerTile < 1 || kMmasPerTile >= kFoldChainMmas ? 1 : kFoldChainMmas / kMmasPerTile;
+  static constexpr int kFoldChainMmas = 256;                  // bias bound: about 256 * 2^-24 ~ 1.5e-5
+  static constexpr int kFoldTiles =
+      kMmasPerTile < 1 || kMmasPerTile >= kFoldChainMmas ? 1 : kFoldChainMmas / kMmasPerTile;
   // Where the outer accumulator lives: registers while the doubled count stays within 128 per thread; else
   // shared memory beside the operand stages (one slot per accumulator and thread), where that fits; else
   // registers anyway (ptxas then keeps it in local memory, touched only at folds).
