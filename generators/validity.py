@@ -394,16 +394,16 @@ def _depthwise_vector_width(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
     return None
 
 
-def _depthwise_vector_divides_tile(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
-    """Vectors run along W (contiguous in NGCHW): out_vec divides tile_w, in_vec divides the input row the
-    tile reads (tile_w x stride_w). Source: CK Tile depthwise kernel vector loads along W."""
-    if c.tile_w % c.out_vec:
+def _depthwise_vector_divides_channels(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
+    """in_vec divides the nbatch x out_vec channels a block stages. Our kernel reads channels-last tensors,
+    so vectors run along C, not along W as in CK's NGCHW kernel: CK's W-alignment rule does not apply, this
+    one (the kernel's ``kVectorsFitSlice``) does. Source: docs/depthwise.md, depthwise_kernel.cuh."""
+    channels = c.nbatch * c.out_vec
+    if channels % c.in_vec:
         return (
-            f"out_vec {c.out_vec} does not divide tile_w {c.tile_w}: a vector store would straddle two "
-            "rows of the output tile (upstream accepts it; NVIDIA vector stores need aligned addresses)"
+            f"in_vec {c.in_vec} does not divide the block's nbatch x out_vec = {channels} channels: "
+            "a vector copy would straddle two blocks' channel slices"
         )
-    if (c.tile_w * c.stride_w) % c.in_vec:
-        return f"in_vec {c.in_vec} does not divide tile_w x stride_w = {c.tile_w * c.stride_w}"
     return None
 
 
@@ -432,7 +432,7 @@ def _depthwise_shared_memory(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
 
 DEPTHWISE_RULES: tuple[Rule, ...] = (
     Rule("depthwise_vector_width", _depthwise_vector_width),
-    Rule("depthwise_vector_divides_tile", _depthwise_vector_divides_tile),
+    Rule("depthwise_vector_divides_channels", _depthwise_vector_divides_channels),
     Rule("depthwise_sub_tile", _depthwise_sub_tile),
     Rule("depthwise_padding", _depthwise_padding),
     Rule("depthwise_shared_memory", _depthwise_shared_memory),

@@ -9,8 +9,7 @@ parity report (``rulesets.parity``) lists which of them the arch rejects.
 
 Arch rejections of ``profiler`` on sm_90a (configurations summed over the 18 requests):
 ``depthwise_vector_width`` 14 -- depthwise vec 8 in fp32 (32 bytes; the widest vector access is 16 bytes);
-``vector_width`` 10 -- bwd_data fp16 vec 16 (32 bytes); ``depthwise_vector_divides_tile`` 6 -- out_vec 8 on
-the 14x28 depthwise tile (a vector store would straddle two rows of the output tile).
+``vector_width`` 10 -- bwd_data fp16 vec 16 (32 bytes).
 
 Arch rejections of ``tests`` on sm_90a (configurations summed over the 18 requests): ``register_budget`` 6 --
 224x256, 256x224 and 256x256 tiles on four waves (more than 128 fp32 accumulators per thread);

@@ -167,14 +167,14 @@ def test_unknown_arch():
 DEPTHWISE_CASES = [
     ("depthwise_vector_width", dict(in_vec=8, out_vec=8), dict(in_vec=8, out_vec=8, dtype="fp32")),
     (
-        "depthwise_vector_divides_tile",
-        dict(tile_w=32, out_vec=8, in_vec=8),
-        dict(tile_w=28, out_vec=8, in_vec=4),
+        "depthwise_vector_divides_channels",
+        dict(nbatch=1, out_vec=8, in_vec=8),
+        dict(nbatch=1, out_vec=4, in_vec=8),
     ),
     (
-        "depthwise_vector_divides_tile",
-        dict(tile_w=8, in_vec=8, stride_w=2),
-        dict(tile_w=4, sub_w=2, in_vec=8),
+        "depthwise_vector_divides_channels",
+        dict(nbatch=2, out_vec=2, in_vec=4),
+        dict(nbatch=1, out_vec=2, in_vec=4),
     ),
     ("depthwise_sub_tile", dict(sub_h=4), dict(sub_h=3)),
     ("depthwise_padding", dict(pad_h=2), dict(pad_h=3)),
