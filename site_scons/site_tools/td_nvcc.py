@@ -1,12 +1,12 @@
 """SCons tool: nvcc as the one compiler, archiver and linker, run by absolute path in a fixed environment.
 
-Expects ``env['TD_TOOLCHAIN']`` (a resolved ``Toolchain``) and ``env['TD_OPTIONS']``. Absolute toolchain paths
-sit inside ``$( ... $)`` so they stay out of the signatures (a second checkout with its own venv still hits
-the shared cache); the toolchain's identity enters every signature through ``varlist`` instead, so a new nvcc,
-host compiler or wheel recompiles everything. Header dependencies come from SCons' C scanner over ``CPPPATH``
-(``instances/include`` and the generated directory); the CuTe include directory is passed with ``-isystem``
-outside ``CPPPATH``: it belongs to the pinned wheel, whose version is in the identity, and scanning it on
-every build would only slow no-op builds down.
+Expects ``env['TD_TOOLCHAIN']`` (a resolved ``Toolchain``), ``env['TD_OPTIONS']``, ``env['TD_NVCC_SLOTS']``.
+Absolute toolchain paths sit inside ``$( ... $)`` so they stay out of the signatures (a second checkout with
+its own venv still hits the shared cache); the toolchain's identity enters every signature through ``varlist``
+instead, so a new nvcc, host compiler or wheel recompiles everything. Header dependencies come from SCons' C
+scanner over ``CPPPATH`` (``instances/include`` and the generated directory); the CuTe include directory is
+passed with ``-isystem`` outside ``CPPPATH``: it belongs to the pinned wheel, whose version is in the
+identity, and scanning it on every build would only slow no-op builds down.
 
 Methods: ``env.TDObjects(sources, obj_dir)``, ``env.TDLibrary(target, objects)``, ``env.TDProgram(target,
 sources)``, ``env.TDCompileDb(target)``.
@@ -36,12 +36,22 @@ def _compile_entries(env: Environment) -> list[tuple[Node, Node]]:
     return env["TD_COMPILES"]
 
 
+def _limit(env: Environment, target: Node) -> None:
+    """Give the compile one of ``TD_NVCC_SLOTS`` slots; SCons never runs two targets that share a side effect
+    at once, so at most that many nvcc run together whatever ``-j`` is (MongoDB's task limiter). Slots go
+    round-robin in declaration order, which is sorted, so the choice is deterministic; side effects are not
+    part of any signature, so the slot a unit gets never causes a rebuild."""
+    slot = len(_compile_entries(env)) % env["TD_NVCC_SLOTS"]
+    env.SideEffect(env.Alias(f"td-nvcc-slot-{slot}"), target)
+
+
 def _objects(env: Environment, sources: list, obj_dir: str) -> list[Node]:
     """One object per source, named after the source's stem, in ``obj_dir``."""
     objects = []
     for source in env.Flatten(sources):
         node = env.File(source)
         target = env.NvccObject(target=f"{obj_dir}/{Path(node.name).stem}.o", source=node)[0]
+        _limit(env, target)
         _compile_entries(env).append((target, node))
         objects.append(target)
     return objects

@@ -2,7 +2,7 @@
 
 Expects ``env['TD_OPTIONS']`` (a ``BuildOptions``, validated by the SConstruct before the environment exists).
 Sets the build directories, pins the signature database inside the build directory, chooses content signatures
-with timestamp short-cuts (fast no-op builds), the shared cache and the default parallelism.
+with timestamp short-cuts (fast no-op builds), the shared cache, the default parallelism and the nvcc slots.
 """
 
 from __future__ import annotations
@@ -11,13 +11,16 @@ from pathlib import Path
 
 from SCons.Environment import Base as Environment
 from SCons.Script import GetOption, SetOption
-from tiledispatch_build.jobs import machine_jobs
+from tiledispatch_build.jobs import GIB, default_jobs, machine_cores, machine_memory, nvcc_slots
 from tiledispatch_build.options import BuildOptions
 
 
 def _apply_jobs(env: Environment, options: BuildOptions) -> None:
-    """Set -j unless the command line gave one: SetOption never overrides a command-line value."""
-    wanted = options.jobs or machine_jobs(options.chunk)
+    """Set -j unless the command line gave one (SetOption never overrides a command-line value), and the
+    number of nvcc slots, which holds whatever -j is."""
+    memory = options.memory_gib * GIB if options.memory_gib else machine_memory()
+    env["TD_NVCC_SLOTS"] = nvcc_slots(memory, options.chunk)
+    wanted = options.jobs or default_jobs(machine_cores(), memory, options.chunk)
     before = GetOption("num_jobs")
     SetOption("num_jobs", before + 1)
     if GetOption("num_jobs") == before + 1:

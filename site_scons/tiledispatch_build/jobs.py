@@ -1,4 +1,8 @@
-"""Default parallelism: one job per core, but no more nvcc processes than memory can hold.
+"""Parallelism: one job per core by default, and never more nvcc processes than memory can hold.
+
+``default_jobs`` is the ``-j`` used when the command line gives none. ``nvcc_slots`` bounds the nvcc processes
+whatever ``-j`` says (a user's ``-j16`` on a 24 GiB machine would otherwise start 16 nvcc of up to 12 GB):
+td_nvcc gives each compile one of that many slots and SCons never runs two compiles of one slot together.
 
 nvcc's peak memory grows with the instances in a unit. Measured with nvcc 13.0 on the implicit-GEMM template
 (2025-11, tiny rule set, sm_90a): a 1-instance unit peaks at 2.1 GB resident, a 10-instance unit at 5.4 GB;
@@ -20,12 +24,20 @@ def memory_per_nvcc(chunk: int) -> int:
     return BASE_MEMORY + chunk * MEMORY_PER_INSTANCE
 
 
+def nvcc_slots(memory_bytes: int, chunk: int) -> int:
+    """How many nvcc processes may run at once within ``memory_bytes`` (at least one)."""
+    return max(1, memory_bytes // memory_per_nvcc(chunk))
+
+
 def default_jobs(cores: int, memory_bytes: int, chunk: int) -> int:
-    return max(1, min(cores, memory_bytes // memory_per_nvcc(chunk)))
+    return min(cores, nvcc_slots(memory_bytes, chunk))
 
 
-def machine_jobs(chunk: int) -> int:
-    """``default_jobs`` for this machine (the cores this process may run on, its physical memory)."""
-    cores = len(os.sched_getaffinity(0))
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    return default_jobs(cores, memory, chunk)
+def machine_cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0))
+
+
+def machine_memory() -> int:
+    """This machine's physical memory in bytes."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")

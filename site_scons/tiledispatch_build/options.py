@@ -50,6 +50,7 @@ class BuildOptions(BaseModel):
     chunk: int = Field(ge=1, le=MAX_CHUNK)
     cache_dir: Path | None
     jobs: int | None = Field(ge=1)
+    memory_gib: int | None = Field(ge=1)
     verbose: bool
 
     @property
@@ -113,7 +114,7 @@ def _int_range(low: int, high: int | None) -> Parser:
     return parse
 
 
-def _jobs(name: str, text: str) -> int | None:
+def _auto_or_positive(name: str, text: str) -> int | None:
     return None if text == "auto" else _int_range(1, None)(name, text)
 
 
@@ -158,9 +159,17 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "jobs",
         "N",
-        "parallel jobs; auto: cores, capped by memory (2 GiB + 0.4 GiB per instance of a unit); -j N wins",
+        "parallel jobs; auto: cores, capped by memory. -j N wins over both, but nvcc itself never runs more "
+        "than memory / (2 GiB + 0.4 GiB x chunk) at once (12 GiB each at chunk=25), whatever -j says",
         "auto",
-        _jobs,
+        _auto_or_positive,
+    ),
+    OptionSpec(
+        "memory",
+        "GIB",
+        "memory the concurrent nvcc processes may use together, in GiB; auto: this machine's physical memory",
+        "auto",
+        _auto_or_positive,
     ),
     OptionSpec("verbose", "BOOL", "print full command lines instead of the short progress lines", "0", _bool),
 )
@@ -215,6 +224,7 @@ def parse_options(arguments: Mapping[str, str], repo_root: Path) -> BuildOptions
         chunk=values["chunk"],
         cache_dir=_resolve(cache_text, repo_root) if cache_text else None,
         jobs=values["jobs"],
+        memory_gib=values["memory"],
         verbose=values["verbose"],
     )
 

@@ -22,6 +22,7 @@ OPTION_DEFAULTS = {
     "chunk": "25",
     "cache_dir": "(empty)",
     "jobs": "auto",
+    "memory": "auto",
     "verbose": "0",
 }
 
@@ -66,6 +67,7 @@ def test_misspelled_option_is_rejected_naming_the_valid_ones() -> None:
         ("chunk=many", "'many'", ["1 to 25"]),
         ("toolchain=clang", "'clang'", ["pinned", "system"]),
         ("jobs=-3", "'-3'", [">= 1"]),
+        ("memory=lots", "'lots'", [">= 1"]),
         ("verbose=maybe", "'maybe'", ["0", "1"]),
         ("toolchain=system cuda_root=/nonexistent/cuda", "'/nonexistent/cuda'", ["bin/nvcc"]),
     ],
@@ -95,3 +97,10 @@ def test_help_documents_every_option_with_its_default() -> None:
         assert matching[0].endswith(f"[default: {default}]"), matching[0]
     for target in ("generate", "instances", "profiler", "check", "compiledb"):
         assert any(line.strip().startswith(f"{target} ") for line in lines), target
+
+
+def test_help_says_the_nvcc_memory_bound_holds_whatever_jobs_says() -> None:
+    run = _scons("-h")
+    jobs_line = next(line for line in run.stdout.splitlines() if line.strip().startswith("jobs="))
+    assert "whatever -j says" in jobs_line
+    assert "2 GiB + 0.4 GiB x chunk" in jobs_line

@@ -30,6 +30,20 @@ def test_default_jobs_is_cores_capped_by_memory(build_rules, cores, memory_gib, 
     assert jobs.default_jobs(cores, memory_gib * GIB, chunk) == expected
 
 
+@pytest.mark.parametrize(
+    ("memory_gib", "chunk", "expected"), [(24, 25, 2), (128, 25, 10), (11, 25, 1), (1, 1, 1), (24, 10, 4)]
+)
+def test_nvcc_slots_fit_memory_and_are_at_least_one(build_rules, memory_gib, chunk, expected) -> None:
+    jobs, _ = build_rules
+    assert jobs.nvcc_slots(memory_gib * GIB, chunk) == expected
+
+
+def test_memory_option_is_gib_or_auto(build_rules) -> None:
+    _, options = build_rules
+    assert options.parse_options({"memory": "48"}, Path("/repo")).memory_gib == 48
+    assert options.parse_options({}, Path("/repo")).memory_gib is None
+
+
 def test_lists_are_canonical_and_deduplicated(build_rules) -> None:
     _, options = build_rules
     parsed = options.parse_options({"directions": "bwd_weight,fwd,fwd", "ndims": "3,2"}, Path("/repo"))
