@@ -24,6 +24,7 @@ VARIANT = "tiny-sm_90a"
 @dataclass(frozen=True)
 class Sandbox:
     root: Path
+    variant: str = VARIANT
 
     @property
     def cuda(self) -> Path:
@@ -31,7 +32,7 @@ class Sandbox:
 
     @property
     def build(self) -> Path:
-        return self.root / "build" / VARIANT
+        return self.root / "build" / self.variant
 
     @property
     def gen(self) -> Path:
@@ -79,3 +80,20 @@ def make_sandbox(path: Path) -> Sandbox:
     shutil.copytree(REPO_ROOT / "site_scons", path / "site_scons", ignore=no_caches)
     shutil.copytree(FIXTURE_REPO, path, dirs_exist_ok=True, ignore=no_caches)
     return Sandbox(path)
+
+
+REAL_SOURCES = ("generators", "rulesets", "instances", "profiler")
+LEGACY_DIR = REPO_ROOT.parent / "shared" / "legacy" / "ck_builder_configs"
+
+
+def make_real_sandbox(path: Path, variant: str) -> Sandbox:
+    """The real generator, rule sets and C++ sources with the fake nvcc, and a copy of the legacy .conf files
+    in ``path/legacy`` (the tests edit it)."""
+    path.mkdir(parents=True)
+    no_caches = shutil.ignore_patterns("__pycache__")
+    shutil.copy2(REPO_ROOT / "SConstruct", path / "SConstruct")
+    for name in ("site_scons", *REAL_SOURCES):
+        shutil.copytree(REPO_ROOT / name, path / name, ignore=no_caches)
+    shutil.copytree(FIXTURE_REPO / "fake_cuda", path / "fake_cuda")
+    shutil.copytree(LEGACY_DIR, path / "legacy")
+    return Sandbox(path, variant)
