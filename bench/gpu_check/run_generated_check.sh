@@ -2,7 +2,8 @@
 # One call on the GPU machine: build rule sets with SCons (system CUDA, -j16), then run the GPU check over each
 # generated instance set on the problem battery, and compute-sanitizer memcheck over the `tiny` set.
 # Usage (repository root, after installing .whl into the running Python):
-#   [LEGACY_DIR=DIR] [CUDA_ROOT=DIR] bash bench/gpu_check/run_generated_check.sh RULESET [RULESET ..]
+#   [LEGACY_DIR=DIR] [CUDA_ROOT=DIR] [SCONS_EXTRA="memory=120"] bash bench/gpu_check/run_generated_check.sh RULESET ..
+# (SCONS_EXTRA: further SCons options, e.g. memory= where the machine under-reports its memory at start.)
 # Prints checked / passed / not supported / failed per direction for each rule set; logs go to $OUT.
 set -u -o pipefail
 ROOT=$(pwd)
@@ -17,7 +18,7 @@ status=0
 for ruleset in "$@"; do
   variant=build/$ruleset-sm_90a
   echo "== $ruleset: build"
-  if ! python3 -m SCons -Q -j16 ruleset="$ruleset" toolchain=system cuda_root="$CUDA" legacy_dir="$LEGACY" profiler check \
+  if ! python3 -m SCons -Q -j16 ruleset="$ruleset" toolchain=system cuda_root="$CUDA" legacy_dir="$LEGACY" ${SCONS_EXTRA:-} profiler check \
       > "$OUTDIR/build_$ruleset.log" 2>&1; then
     echo "build of $ruleset failed:"; tail -30 "$OUTDIR/build_$ruleset.log"; status=1; continue
   fi
