@@ -56,6 +56,7 @@ class BuildSpeed(BaseModel):
     instances: int
     units: int
     removed_line: str
+    changed_units: list[str]
     steps: list[Step]
     kernels_per_minute_per_core: float
 
@@ -126,6 +127,16 @@ def _remove_one_instance_line(checkout: Path, legacy_dir: Path) -> str:
     raise BenchError(f"no line of {CHANGED_CONF} holds exactly one instance")
 
 
+def _unit_texts(gen: Path) -> dict[str, str]:
+    """Each generated unit's text by name, for telling which units a change rewrote."""
+    return {path.name: path.read_text() for path in gen.glob("unit_*.cu")}
+
+
+def _describe(name: str, text: str) -> str:
+    instances = text.count('#include "kernels/')
+    return f"{name} ({instances} instances)"
+
+
 def measure(jobs: int) -> BuildSpeed:
     with tempfile.TemporaryDirectory(prefix="tiledispatch-build-speed-") as temporary:
         checkout = Path(temporary) / "checkout"
@@ -144,14 +155,19 @@ def measure(jobs: int) -> BuildSpeed:
         units = len(list(gen.glob("unit_*.cu")))
         change = [*common, *CHANGE_SELECTION, CHANGE_TARGET]
         steps.append(_build(checkout, "setup: tests bwd_data fp16 2D library", change))
+        change_gen = checkout / "build" / "tests-sm_90a" / "gen"
+        before = _unit_texts(change_gen)
         removed = _remove_one_instance_line(checkout, legacy)
         steps.append(_build(checkout, "one-rule change (one .conf line removed)", change))
+        after = _unit_texts(change_gen)
+        changed = [_describe(name, text) for name, text in sorted(after.items()) if before.get(name) != text]
     return BuildSpeed(
         jobs=jobs,
         cores=len(os.sched_getaffinity(0)),
         instances=instances,
         units=units,
         removed_line=removed,
+        changed_units=changed,
         steps=steps,
         kernels_per_minute_per_core=instances / (steps[0].seconds / 60) / jobs,
     )
@@ -173,6 +189,7 @@ def to_markdown(result: BuildSpeed) -> str:
     lines += [
         "",
         f"removed line: `{result.removed_line[:80]}...`",
+        f"units rewritten by the change: {', '.join(result.changed_units) or 'none'}",
         f"kernels per minute per core (cold): {result.kernels_per_minute_per_core:.1f}",
     ]
     return "\n".join(lines)
