@@ -7,7 +7,6 @@
 // generated register_<dir>_instances() functions instead.
 #include <cuda_runtime_api.h>
 
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "battery.hpp"
+#include "check_tensors.cuh"
 #include "tiledispatch/reference/device.cuh"
 #include "tiledispatch/runtime/check.hpp"
 #include "tiledispatch/runtime/registry.hpp"
@@ -39,78 +39,14 @@ void add_hand_depthwise(InstanceList&);
 namespace {
 
 using namespace tiledispatch;
-
-// Uniform values in [-1, 1) from a per-element hash of (seed, index): fresh inputs for every check.
-template <class T>
-__global__ void fill_random(T* data, int64_t count, uint32_t seed) {
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
-    uint32_t h = uint32_t(i) * 2654435761u ^ (seed * 2246822519u) ^ uint32_t(i >> 32) * 3266489917u;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    h *= 3266489917u;
-    h ^= h >> 16;
-    data[i] = T(float(h >> 8) * (2.0f / 16777216.0f) - 1.0f);
-  }
-}
-
-
-template <class T>
-__global__ void to_float(const T* in, float* out, int64_t count) {
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
-    out[i] = float(in[i]);
-  }
-}
-
-void fill(DataType t, void* ptr, int64_t count, uint32_t seed) {
-  const int blocks = int(std::min<int64_t>((count + 255) / 256, 8192));
-  switch (t) {
-    case DataType::kFp16: fill_random<__half><<<blocks, 256>>>(static_cast<__half*>(ptr), count, seed); break;
-    case DataType::kBf16:
-      fill_random<__nv_bfloat16><<<blocks, 256>>>(static_cast<__nv_bfloat16*>(ptr), count, seed);
-      break;
-    case DataType::kFp32: fill_random<float><<<blocks, 256>>>(static_cast<float*>(ptr), count, seed); break;
-  }
-  TD_CHECK_CUDA(cudaGetLastError());
-}
-
-void widen(DataType t, const void* ptr, float* out, int64_t count) {
-  const int blocks = int(std::min<int64_t>((count + 255) / 256, 8192));
-  switch (t) {
-    case DataType::kFp16: to_float<__half><<<blocks, 256>>>(static_cast<const __half*>(ptr), out, count); break;
-    case DataType::kBf16:
-      to_float<__nv_bfloat16><<<blocks, 256>>>(static_cast<const __nv_bfloat16*>(ptr), out, count);
-      break;
-    case DataType::kFp32: to_float<float><<<blocks, 256>>>(static_cast<const float*>(ptr), out, count); break;
-  }
-  TD_CHECK_CUDA(cudaGetLastError());
-}
-
-struct DeviceBuffer {
-  void* ptr = nullptr;
-  size_t bytes = 0;
-  explicit DeviceBuffer(size_t n) : bytes(n) { TD_CHECK_CUDA(cudaMalloc(&ptr, n == 0 ? 16 : n)); }
-  ~DeviceBuffer() { cudaFree(ptr); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
+using check::DeviceBuffer;
+using check::fill;
+using check::relative_l2;
+using check::widen;
 
 struct Counts {
   int checked = 0, passed = 0, not_supported = 0, failed = 0;
 };
-
-// Relative L2 error ||out - ref|| / ||ref||; NaN (a poisoned element left unwritten) gives infinity.
-double relative_l2(const std::vector<float>& out, const std::vector<float>& ref, double& ref_norm) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    const double d = double(out[i]) - double(ref[i]);
-    if (!std::isfinite(out[i])) return INFINITY;
-    num += d * d;
-    den += double(ref[i]) * double(ref[i]);
-  }
-  ref_norm = std::sqrt(den);
-  return den > 0 ? std::sqrt(num / den) : INFINITY;
-}
 
 const char* direction_name(ConvDirection d) { return to_token(d).data(); }
 
@@ -203,7 +139,7 @@ int main(int argc, char** argv) {
             widen(sig.dtype, written, static_cast<float*>(got.ptr), result_count);
             TD_CHECK_CUDA(cudaMemcpy(got_host.data(), got.ptr, got.bytes, cudaMemcpyDeviceToHost));
             double ref_norm = 0;
-            const double err = relative_l2(got_host, ref_host, ref_norm);
+            const double err = relative_l2(got_host, ref_host, &ref_norm);
             const double tol = sig.dtype == DataType::kFp32 ? 2e-3 : 1e-2;
             if (!(err <= tol) || ref_norm == 0) {
               char buf[160];

@@ -1,0 +1,86 @@
+// Device tensors for the GPU check drivers (check_main.cu, hand_depthwise_check.cu): an owning buffer, a random
+// fill, a widening copy to float and the relative L2 error the checks compare against their tolerances.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "tiledispatch/runtime/check.hpp"
+#include "tiledispatch/runtime/types.hpp"
+
+namespace tiledispatch::check {
+
+// Uniform values in [-1, 1) from a per-element hash of (seed, index): fresh inputs for every check.
+template <class T>
+__global__ void fill_random(T* data, int64_t count, uint32_t seed) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
+    uint32_t h = uint32_t(i) * 2654435761u ^ (seed * 2246822519u) ^ uint32_t(i >> 32) * 3266489917u;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    h *= 3266489917u;
+    h ^= h >> 16;
+    data[i] = T(float(h >> 8) * (2.0f / 16777216.0f) - 1.0f);
+  }
+}
+
+template <class T>
+__global__ void widen_kernel(const T* in, float* out, int64_t count) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
+    out[i] = float(in[i]);
+  }
+}
+
+// 256-thread blocks, grid-stride beyond 8192 blocks.
+inline int grid_for(int64_t count) { return int(std::min<int64_t>((count + 255) / 256, 8192)); }
+
+inline void fill(DataType t, void* ptr, int64_t count, uint32_t seed) {
+  switch (t) {
+    case DataType::kFp16: fill_random<<<grid_for(count), 256>>>(static_cast<__half*>(ptr), count, seed); break;
+    case DataType::kBf16: fill_random<<<grid_for(count), 256>>>(static_cast<__nv_bfloat16*>(ptr), count, seed); break;
+    case DataType::kFp32: fill_random<<<grid_for(count), 256>>>(static_cast<float*>(ptr), count, seed); break;
+  }
+  TD_CHECK_CUDA(cudaGetLastError());
+}
+
+inline void widen(DataType t, const void* ptr, float* out, int64_t count) {
+  switch (t) {
+    case DataType::kFp16: widen_kernel<<<grid_for(count), 256>>>(static_cast<const __half*>(ptr), out, count); break;
+    case DataType::kBf16:
+      widen_kernel<<<grid_for(count), 256>>>(static_cast<const __nv_bfloat16*>(ptr), out, count);
+      break;
+    case DataType::kFp32: widen_kernel<<<grid_for(count), 256>>>(static_cast<const float*>(ptr), out, count); break;
+  }
+  TD_CHECK_CUDA(cudaGetLastError());
+}
+
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  explicit DeviceBuffer(size_t n) : bytes(n) { TD_CHECK_CUDA(cudaMalloc(&ptr, n == 0 ? 16 : n)); }
+  ~DeviceBuffer() { cudaFree(ptr); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+// Relative L2 error ||out - ref|| / ||ref||; a non-finite output (a poisoned element left unwritten) gives
+// infinity. ||ref|| goes to *ref_norm when asked for (left as is on a non-finite output).
+inline double relative_l2(const std::vector<float>& out, const std::vector<float>& ref, double* ref_norm = nullptr) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!std::isfinite(out[i])) return INFINITY;
+    const double d = double(out[i]) - double(ref[i]);
+    num += d * d;
+    den += double(ref[i]) * double(ref[i]);
+  }
+  if (ref_norm != nullptr) *ref_norm = std::sqrt(den);
+  return den > 0 ? std::sqrt(num / den) : INFINITY;
+}
+
+}  // namespace tiledispatch::check
