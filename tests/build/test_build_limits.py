@@ -17,11 +17,11 @@ def test_large_jobs_never_run_more_nvcc_than_memory_holds(
     sandbox: Sandbox, memory_gib: int, jobs: int, slots: int
 ) -> None:
     # chunk=25: 2 GiB + 25 x 0.4 GiB = 12 GiB per nvcc, so 24 GiB holds 2 and 12 GiB holds 1.
-    (sandbox.cuda / "DELAY").write_text("0.3")
+    (sandbox.cuda / "DELAY").write_text("0.15")
     sandbox.scons(f"-j{jobs}", f"memory={memory_gib}", "chunk=25", "profiler")
     overlaps = _overlaps(sandbox)
     assert len(overlaps) == len(sandbox.compiled_sources()) > jobs
-    # Never above the slots, and (compiles last 0.3 s, there are many) the slots are used.
+    # Never above the slots, and (compiles last 0.15 s, there are many) the slots are used.
     assert max(overlaps) == slots
 
 
