@@ -28,24 +28,6 @@ __device__ __forceinline__ uint64_t splitmix64(uint64_t x) {
 }
 
 template <typename T>
-__device__ __forceinline__ T from_float(float v);
-template <>
-__device__ __forceinline__ float from_float<float>(float v) { return v; }
-template <>
-__device__ __forceinline__ __half from_float<__half>(float v) { return __float2half_rn(v); }
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
-
-template <typename T>
-__device__ __forceinline__ float to_float(T v);
-template <>
-__device__ __forceinline__ float to_float<float>(float v) { return v; }
-template <>
-__device__ __forceinline__ float to_float<__half>(__half v) { return __half2float(v); }
-template <>
-__device__ __forceinline__ float to_float<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
-
-template <typename T>
 __global__ void fill_kernel(T* data, size_t count, int mode, uint64_t seed) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
     const uint64_t bits = splitmix64(seed ^ splitmix64(i));
@@ -55,7 +37,7 @@ __global__ void fill_kernel(T* data, size_t count, int mode, uint64_t seed) {
     } else if (mode == static_cast<int>(InitMode::kInteger)) {
       v = static_cast<float>(static_cast<int>(bits % 5) - 2);
     }
-    data[i] = from_float<T>(v);
+    data[i] = static_cast<T>(v);  // round to nearest for __half and __nv_bfloat16
   }
 }
 
@@ -72,7 +54,7 @@ __global__ void compare_kernel(const T* data, const float* reference, size_t cou
       ++unwritten;
       continue;
     }
-    const float v = to_float<T>(data[i]);
+    const float v = static_cast<float>(data[i]);
     if (!isfinite(v)) {
       ++non_finite;
       continue;
