@@ -8,6 +8,21 @@ from pathlib import Path
 import pytest
 from fake_registry import FAKE_INSTANCES, expected_lines
 
+# One small forward problem: the dry run and the real run below differ only in --dry-run.
+SMALL_FWD_PROBLEM = (
+    "grouped_conv_fwd_tile",
+    "-N",
+    "1",
+    "-K",
+    "8",
+    "-C",
+    "8",
+    "--filter",
+    "3,3",
+    "--input",
+    "8,8",
+)
+
 
 def write_expected(path: Path, lines: list[str]) -> Path:
     path.write_text("".join(f"{line}\n" for line in lines))
@@ -132,39 +147,6 @@ def test_list_and_verify_make_no_cuda_call(run_profiler, tmp_path: Path) -> None
     fwd = write_expected(tmp_path / "expected_fwd.txt", expected_lines("fwd"))
     assert _cuda_driver_lookups(run_profiler, "--list") == []
     assert _cuda_driver_lookups(run_profiler, "--verify-instances", str(fwd)) == []
-    assert (
-        _cuda_driver_lookups(
-            run_profiler,
-            "grouped_conv_fwd_tile",
-            "-N",
-            "1",
-            "-K",
-            "8",
-            "-C",
-            "8",
-            "--filter",
-            "3,3",
-            "--input",
-            "8,8",
-            "--dry-run",
-        )
-        == []
-    )
+    assert _cuda_driver_lookups(run_profiler, *SMALL_FWD_PROBLEM, "--dry-run") == []
     # Control: the run path does call CUDA, so the probe can see a call when there is one.
-    assert (
-        _cuda_driver_lookups(
-            run_profiler,
-            "grouped_conv_fwd_tile",
-            "-N",
-            "1",
-            "-K",
-            "8",
-            "-C",
-            "8",
-            "--filter",
-            "3,3",
-            "--input",
-            "8,8",
-        )
-        != []
-    )
+    assert _cuda_driver_lookups(run_profiler, *SMALL_FWD_PROBLEM) != []
