@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, PositiveInt, ValidationError, field_
 from generators.arch import ARCH_NAMES, DEFAULT_ARCH
 from generators.chunking import DEFAULT_CHUNK
 from generators.config import DepthwiseConfig, KernelConfig
-from generators.emit import plan_direction, render_direction, sorted_by_name, write_files
+from generators.emit import plan_direction, prune_stale, render_direction, sorted_by_name, write_files
 from generators.enums import DataType, Direction
 
 DEFAULT_LEGACY_DIR = Path(__file__).resolve().parents[2] / "shared" / "legacy" / "ck_builder_configs"
@@ -89,11 +89,14 @@ def generate(
     configs: Sequence[KernelConfig | DepthwiseConfig] | None = None,
 ) -> list[str]:
     """Write the files of ``plan(request)`` under ``out_dir``; files whose bytes would not change are left
-    untouched. Returns the relative paths, sorted.
+    untouched, and the direction's headers and units that the plan no longer lists are removed. Returns the
+    relative paths, sorted.
 
     ``configs``: ``collect_configs(request)`` when the caller has it already (the build enumerates once for
     plan and generate); the caller vouches that it was computed from the same inputs.
     """
     chosen = collect_configs(request) if configs is None else configs
     files = render_direction(chosen, request.direction, request.arch, request.chunk)
-    return write_files(Path(out_dir), files)
+    written = write_files(Path(out_dir), files)
+    prune_stale(Path(out_dir), request.direction, written)
+    return written

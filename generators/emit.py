@@ -123,6 +123,25 @@ def render_direction(
     return dict(sorted(files.items()))
 
 
+def owned_paths(out_dir: Path, direction: Direction) -> list[str]:
+    """The files under ``out_dir`` that a direction's generation owns (its headers and units), relative and
+    sorted. Names start with ``grouped_conv_<direction>_`` / ``unit_<direction>_``, and no direction's value
+    followed by ``_`` starts another's (fwd, bwd_data, bwd_weight): no direction claims another's files."""
+    found = [p for p in (out_dir / "kernels").glob(f"grouped_conv_{direction.value}_*.hpp") if p.is_file()]
+    found += [p for p in out_dir.glob(f"unit_{direction.value}_*.cu") if p.is_file()]
+    return sorted(p.relative_to(out_dir).as_posix() for p in found)
+
+
+def prune_stale(out_dir: Path, direction: Direction, planned: Iterable[str]) -> list[str]:
+    """Remove the direction's headers and units that ``planned`` no longer lists (an instance or unit that a
+    rule change removed), so the generated directory always equals the plan. Returns the removed paths."""
+    keep = set(planned)
+    stale = [path for path in owned_paths(out_dir, direction) if path not in keep]
+    for path in stale:
+        (out_dir / path).unlink()
+    return stale
+
+
 def write_files(out_dir: Path, files: Mapping[str, str]) -> list[str]:
     """Write ``files`` under ``out_dir`` atomically (temp file + rename); unchanged files are not touched.
 

@@ -7,7 +7,7 @@ import os
 import pytest
 from gen_factories import make_config, make_depthwise
 
-from generators.emit import DuplicateNameError, plan_direction, render_direction, write_files
+from generators.emit import DuplicateNameError, plan_direction, prune_stale, render_direction, write_files
 from generators.enums import Direction
 from generators.plugins import PLUGINS, PluginRegistry, PluginValidationError, default_registry
 
@@ -137,6 +137,25 @@ def test_write_is_deterministic_and_keeps_unchanged_files(tmp_path):
     assert (tmp_path / "expected_fwd.txt").stat().st_mtime != old
     assert (tmp_path / "register_fwd.cpp").stat().st_mtime == old
     assert not [p for p in tmp_path.rglob("*.tmp")]
+
+
+def test_prune_removes_only_the_directions_unplanned_files(tmp_path):
+    configs = _fwd_configs()
+    write_files(tmp_path, render_direction(configs, Direction.FWD, chunk=2))
+    other = make_config(direction="bwd_data")
+    write_files(tmp_path, render_direction([other], Direction.BWD_DATA))
+    dropped = configs[0]
+    planned = write_files(tmp_path, render_direction(configs[1:], Direction.FWD, chunk=2))
+    removed = prune_stale(tmp_path, Direction.FWD, planned)
+    assert f"kernels/{dropped.name}.hpp" in removed
+    assert not (tmp_path / "kernels" / f"{dropped.name}.hpp").exists()
+    assert (tmp_path / "kernels" / f"{other.name}.hpp").is_file()
+    assert list(tmp_path.glob("unit_bwd_data_*.cu")), "another direction's unit was removed"
+    on_disk = sorted(
+        p.relative_to(tmp_path).as_posix()
+        for p in [*tmp_path.glob("unit_fwd_*.cu"), *(tmp_path / "kernels").glob("grouped_conv_fwd_*.hpp")]
+    )
+    assert on_disk == sorted(p for p in planned if p.startswith(("unit_fwd_", "kernels/")))
 
 
 def test_registry_lists_one_plugin_per_direction_and_family():
