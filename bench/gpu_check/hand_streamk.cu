@@ -1,36 +1,12 @@
 // Stream-K backward-weight instances of the hand-written GPU check set: both reductions, persistent and
 // data-parallel, the three dtypes, both epilogues, wave_k = 2, merged groups, 3D, and one split_image
 // instance (the large-tensor battery entry). Traits as docs/architecture.md §2a; TD_HAND (hand_traits.hpp)
-// fixes the stream-K fields, so this file spells them itself.
+// fixes the stream-K fields, so TD_HAND_SK passes them to TD_HAND_TRAITS and fixes the rest instead.
 #include "hand_traits.hpp"
 
 #define TD_HAND_SK(NAME, ND, DT, TM, TN, TK, WM, WN, WK, WTM, WTN, WTK, VA, VB, VC, PIPE, EPI, GM, SPLIT, RED, PERS) \
-  struct NAME##_traits {                                                                                          \
-    static constexpr ConvDirection kDirection = ConvDirection::kBwdWeight;                                        \
-    static constexpr int kNDimSpatial = ND;                                                                       \
-    static constexpr DataType kDataType = DataType::DT;                                                           \
-    static constexpr ConvSpecialization kSpecialization = ConvSpecialization::kDefault;                          \
-    static constexpr int kTileM = TM, kTileN = TN, kTileK = TK;                                                   \
-    static constexpr int kWaveM = WM, kWaveN = WN, kWaveK = WK;                                                   \
-    static constexpr int kWarpTileM = WTM, kWarpTileN = WTN, kWarpTileK = WTK;                                    \
-    static constexpr int kVectorSizeA = VA, kVectorSizeB = VB, kVectorSizeC = VC;                                 \
-    static constexpr Pipeline kPipeline = Pipeline::PIPE;                                                         \
-    static constexpr Scheduler kScheduler = Scheduler::kIntrawave;                                                \
-    static constexpr Epilogue kEpilogue = Epilogue::EPI;                                                          \
-    static constexpr bool kDoubleSmemBuffer = false;                                                              \
-    static constexpr int kNumWaveGroups = 1;                                                                      \
-    static constexpr int kNumGroupsToMerge = GM;                                                                  \
-    static constexpr bool kSplitImage = SPLIT;                                                                    \
-    static constexpr bool kExplicitGemm = false;                                                                  \
-    static constexpr bool kTwoStage = false;                                                                      \
-    static constexpr bool kStreamK = true;                                                                        \
-    static constexpr StreamKReduction kStreamKReduction = StreamKReduction::RED;                                  \
-    static constexpr bool kStreamKPersistent = PERS;                                                              \
-    static constexpr int kBlockPerCu = 1;                                                                         \
-  };                                                                                                              \
-  struct NAME final : ImplicitGemmInstance<NAME##_traits> {                                                       \
-    std::string_view name() const override { return #NAME; }                                                     \
-  };
+  TD_HAND_TRAITS(NAME, kBwdWeight, ND, DT, kDefault, TM, TN, TK, WM, WN, WK, WTM, WTN, WTK, VA, VB, VC, PIPE,         \
+                 kIntrawave, EPI, false, GM, false, false, SPLIT, true, RED, PERS, 1)
 
 namespace tiledispatch::hand {
 // clang-format off

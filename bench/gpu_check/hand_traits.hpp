@@ -8,8 +8,9 @@
 #include "tiledispatch/kernels/implicit_gemm_instance.hpp"
 #include "tiledispatch/runtime/instance.hpp"
 
-#define TD_HAND(NAME, DIR, ND, DT, SPEC, TM, TN, TK, WM, WN, WK, WTM, WTN, WTK, VA, VB, VC, PIPE, SCHED, EPI, DSB, \
-                GM, TWO, EXPL, SPLIT, SK, WG)                                                                   \
+// Every traits member a parameter: TD_HAND below and TD_HAND_SK (hand_streamk.cu) fix the ones their sets keep.
+#define TD_HAND_TRAITS(NAME, DIR, ND, DT, SPEC, TM, TN, TK, WM, WN, WK, WTM, WTN, WTK, VA, VB, VC, PIPE, SCHED, EPI, \
+                       DSB, GM, TWO, EXPL, SPLIT, SK, RED, PERS, WG)                                          \
   struct NAME##_traits {                                                                                      \
     static constexpr ConvDirection kDirection = ConvDirection::DIR;                                           \
     static constexpr int kNDimSpatial = ND;                                                                   \
@@ -29,10 +30,16 @@
     static constexpr bool kExplicitGemm = EXPL;                                                               \
     static constexpr bool kTwoStage = TWO;                                                                    \
     static constexpr bool kStreamK = SK;                                                                      \
-    static constexpr StreamKReduction kStreamKReduction = StreamKReduction::kTree;                            \
-    static constexpr bool kStreamKPersistent = false;                                                         \
+    static constexpr StreamKReduction kStreamKReduction = StreamKReduction::RED;                              \
+    static constexpr bool kStreamKPersistent = PERS;                                                          \
     static constexpr int kBlockPerCu = 1;                                                                     \
   };                                                                                                          \
   struct NAME final : ImplicitGemmInstance<NAME##_traits> {                                                   \
     std::string_view name() const override { return #NAME; }                                                 \
   };
+
+// Stream-K off or not implemented (kTree, not persistent): the reduction fields are fixed.
+#define TD_HAND(NAME, DIR, ND, DT, SPEC, TM, TN, TK, WM, WN, WK, WTM, WTN, WTK, VA, VB, VC, PIPE, SCHED, EPI, DSB, \
+                GM, TWO, EXPL, SPLIT, SK, WG)                                                                   \
+  TD_HAND_TRAITS(NAME, DIR, ND, DT, SPEC, TM, TN, TK, WM, WN, WK, WTM, WTN, WTK, VA, VB, VC, PIPE, SCHED, EPI, \
+                 DSB, GM, TWO, EXPL, SPLIT, SK, kTree, false, WG)
