@@ -320,10 +320,17 @@ def _merged_groups(c: KernelConfig, arch: ArchSpec) -> str | None:
 
 
 def _num_wave_groups(c: KernelConfig, arch: ArchSpec) -> str | None:
-    """Wave groups partition the block's waves. Source: CK Tile ``NumWaveGroups`` (ping-pong pipelines)."""
+    """Wave groups partition the block's waves; on NVIDIA only 1 is built: the counterpart of CK's ping-pong
+    groups is a TMA + wgmma warp-specialised mainloop, which the mma.sync kernels do not have, so no instance
+    is generated that could never run. Source: CK Tile ``NumWaveGroups``; docs/pipelines.md."""
     waves = c.wave_m * c.wave_n * c.wave_k
     if waves % c.num_wave_groups:
         return f"num_wave_groups {c.num_wave_groups} does not divide the {waves} waves of the block"
+    if c.num_wave_groups != 1:
+        return (
+            f"num_wave_groups {c.num_wave_groups}: ping-pong wave groups need a TMA + wgmma mainloop, which "
+            f"tiledispatch's mma.sync kernels do not have on {arch.name}; only 1 is built"
+        )
     return None
 
 
