@@ -127,6 +127,11 @@ def _cmd_count(selection: _Selection, args: argparse.Namespace) -> int:
             f"{direction.value:<11} {dtype.value:<5} {ndim:>4} {counts[0]:>8} {counts[1]:>8} {counts[2]:>8}"
         )
     print(f"{'total':<11} {'':<5} {'':>4} {totals[0]:>8} {totals[1]:>8} {totals[2]:>8}")
+    print(
+        "rejected: candidates the arch spec refused, each with its rule (tiny and full-tests report "
+        "those of full, which they select from);\n"
+        "skipped: legacy .conf lines skipped with a reason (see parity)"
+    )
     return 0
 
 
