@@ -4,8 +4,10 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "tiledispatch/runtime/types.hpp"
 
@@ -59,16 +61,25 @@ struct ConvProblem {
            static_cast<double>(input_elements() + weight_elements() + output_elements());
   }
 
-  // Empty when the problem is well formed, else the reason.
+  // Empty when the problem is well formed, else the reason naming the bad value. Every extent is checked
+  // before output() divides by a stride, and element counts are checked against int64 overflow before
+  // anything multiplies them.
   std::string validate() const {
     if (ndim_spatial != 2 && ndim_spatial != 3) return "ndim must be 2 or 3, got " + std::to_string(ndim_spatial);
-    if (G < 1 || N < 1 || K < 1 || C < 1) return "G, N, K and C must be >= 1";
+    const std::pair<const char*, int64_t> sizes[] = {{"G", G}, {"N", N}, {"K", K}, {"C", C}};
+    for (const auto& [name, value] : sizes) {
+      if (value < 1) return std::string(name) + " must be >= 1, got " + std::to_string(value);
+    }
     if (C % G != 0) return "C=" + std::to_string(C) + " is not divisible by G=" + std::to_string(G);
     if (K % G != 0) return "K=" + std::to_string(K) + " is not divisible by G=" + std::to_string(G);
     static constexpr const char* kAxis[3] = {"D", "H", "W"};
+    const std::pair<const char*, const std::array<int64_t, 3>*> extents[] = {
+        {"input", &input}, {"filter", &filter}, {"stride", &stride}, {"dilation", &dilation}};
     for (int i = 0; i < 3; ++i) {
-      if (input[i] < 1 || filter[i] < 1 || stride[i] < 1 || dilation[i] < 1) {
-        return std::string("input, filter, stride and dilation must be >= 1 along ") + kAxis[i];
+      for (const auto& [name, values] : extents) {
+        if ((*values)[i] < 1) {
+          return std::string(name) + " along " + kAxis[i] + " must be >= 1, got " + std::to_string((*values)[i]);
+        }
       }
       if (left_pad[i] < 0 || right_pad[i] < 0) return std::string("negative padding along ") + kAxis[i];
       if (ndim_spatial == 2 && i == 0 &&
@@ -76,8 +87,37 @@ struct ConvProblem {
            right_pad[0] != 0)) {
         return "a 2D problem must have D extents of 1 and no D padding";
       }
+    }
+    // Each factor below 2^31 and each product below 2^62 keeps every count and offset a kernel forms in int64.
+    constexpr int64_t kFactorLimit = int64_t{1} << 31;
+    constexpr int64_t kProductLimit = int64_t{1} << 62;
+    for (int i = 0; i < 3; ++i) {
+      const int64_t extent[] = {input[i], filter[i], stride[i], dilation[i], left_pad[i], right_pad[i]};
+      for (const int64_t value : extent) {
+        if (value >= kFactorLimit) {
+          return std::string("extent along ") + kAxis[i] + " is too large (" + std::to_string(value) + " >= 2^31)";
+        }
+      }
+    }
+    for (const auto& [name, value] : sizes) {
+      if (value >= kFactorLimit) return std::string(name) + " is too large (" + std::to_string(value) + " >= 2^31)";
+    }
+    for (int i = 0; i < 3; ++i) {
       if (output()[i] < 1) return std::string("output size along ") + kAxis[i] + " is not positive";
     }
+    const auto bounded_product = [&](std::initializer_list<int64_t> factors) {
+      int64_t total = 1;
+      for (const int64_t f : factors) {
+        if (total > kProductLimit / f) return false;
+        total *= f;
+      }
+      return true;
+    };
+    const auto out = output();
+    const bool fits = bounded_product({N, input[0], input[1], input[2], C}) &&
+                      bounded_product({N, out[0], out[1], out[2], K}) &&
+                      bounded_product({K, filter[0], filter[1], filter[2], c_per_group()});
+    if (!fits) return "a tensor of this problem has 2^62 elements or more";
     return {};
   }
 
