@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
       }
       const int elem = element_bytes(sig.dtype);
       DeviceBuffer in(size_t(p.input_elements()) * elem), wei(size_t(p.weight_elements()) * elem),
-          out(size_t(p.output_elements()) * elem), work(instance->workspace_bytes(p));
+          out(size_t(p.output_elements()) * elem), work(instance->workspace_bytes(p, 3));  // enough for k_batch 1 and 3
       const int64_t result_count = reference::result_elements(sig.direction, p);
       DeviceBuffer ref(size_t(result_count) * 4), got(size_t(result_count) * 4);
       // Fresh random inputs; the tensor the direction writes is poisoned (0xFF bytes: NaN in every dtype).
@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
       const std::vector<int> k_batches = split_k ? std::vector<int>{1, 3} : std::vector<int>{1};
       for (int k_batch : k_batches) {
         args.k_batch = k_batch;
+        args.workspace_bytes = instance->workspace_bytes(p, k_batch);
         ++c.checked;
         std::string failure;
         if (Support a = instance->check_args(p, args); !a) {

@@ -53,6 +53,7 @@ void print_plan(const tp::Options& options, const td::Registry& registry,
                   << td::to_token(direction) << ' ' << td::to_token(dtype) << ' ' << p.to_string();
         if (direction == td::ConvDirection::kBwdWeight) {
           std::cout << " split-K";
+          if (options.split_k.empty()) std::cout << " auto";
           for (size_t k = 0; k < options.split_k.size(); ++k) std::cout << (k ? "," : " ") << options.split_k[k];
         }
         std::cout << ", " << matching.size() << " matching instances\n";

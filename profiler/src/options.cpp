@@ -399,7 +399,7 @@ std::string usage(const std::optional<ConvDirection>& subcommand) {
       << (bwd_weight ? " [split_k]" : "") << " [named flags]\n"
       << "   or: tiledispatch_profiler " << subcommand_name(*subcommand) << " [named flags]\n"
       << named;
-    if (bwd_weight) s << "    --split-k K[,K..]  split-K factors to try (1)\n";
+    if (bwd_weight) s << "    --split-k K[,K..]  split-K factors to try (default: 1 and doublings while the grid is under two waves of SMs)\n";
     s << "  example: tiledispatch_profiler " << subcommand_name(*subcommand)
       << " 1 1 0 1 2 0 1 2 1 32 256 256 3 3 56 56 1 1 1 1 1 1 1 1\n";
   } else {

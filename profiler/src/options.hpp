@@ -38,7 +38,7 @@ struct Options {
   bool time = true;
   int warmup = 5;
   int repeat = 20;
-  std::vector<int> split_k{1};  // bwd_weight only
+  std::vector<int> split_k;  // bwd_weight only; empty: each instance's own candidates (auto_split_k)
   std::string instance_regex;   // matched (std::regex_search) against the kernel name
   std::string csv_file;
   std::string json_file;

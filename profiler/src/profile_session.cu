@@ -82,6 +82,13 @@ struct Tensors {
   size_t written_count = 0;
 };
 
+int multiprocessor_count() {
+  int device = 0, sms = 0;
+  TD_CHECK_CUDA(cudaGetDevice(&device));
+  TD_CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
 struct Job {
   size_t problem_index;
   const NamedProblem* problem;
@@ -97,7 +104,8 @@ class Session {
         results_(results),
         out_(out),
         events_(options.time ? options.repeat : 0),
-        pattern_(options.instance_regex) {}
+        pattern_(options.instance_regex),
+        sms_(multiprocessor_count()) {}
 
   // Returns false when an instance failed.
   bool run(const Job& job);
@@ -117,6 +125,7 @@ class Session {
   L2Flusher flusher_;
   DeviceBuffer workspace_;
   std::regex pattern_;
+  int sms_;  // of the current device: sizes the automatic split-K list
 };
 
 Tensors Session::allocate(const Job& job) {
@@ -235,13 +244,14 @@ bool Session::run(const Job& job) {
       job_results.push_back(base);
       continue;
     }
-    const std::vector<int> split_ks =
-        job.direction == ConvDirection::kBwdWeight ? options_.split_k : std::vector<int>{1};
+    const std::vector<int> split_ks = job.direction != ConvDirection::kBwdWeight ? std::vector<int>{1}
+                                      : options_.split_k.empty() ? instance->split_k_candidates(p, sms_)
+                                                                 : options_.split_k;
     for (const int k : split_ks) {
       Result r = base;
       r.split_k = k;
       r.status = Status::kFailed;
-      const size_t ws = instance->workspace_bytes(p);
+      const size_t ws = instance->workspace_bytes(p, k);
       if (ws > workspace_.bytes()) workspace_ = DeviceBuffer(ws);
       const ConvArgs args{t.input.get(), t.weight.get(), t.output.get(), ws ? workspace_.get() : nullptr, ws, k,
                           stream_.get()};

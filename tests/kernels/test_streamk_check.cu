@@ -114,7 +114,7 @@ int main() {
       Buffers b;
       b.wei_count = p.weight_elements();
       b.wei_bytes = size_t(b.wei_count) * e;
-      b.work_bytes = inst.workspace_bytes(p);
+      b.work_bytes = inst.workspace_bytes(p, 1);
       TD_CHECK_CUDA(cudaMalloc(&b.in, size_t(p.input_elements()) * e));
       TD_CHECK_CUDA(cudaMalloc(&b.out, size_t(p.output_elements()) * e));
       TD_CHECK_CUDA(cudaMalloc(&b.wei, b.wei_bytes));

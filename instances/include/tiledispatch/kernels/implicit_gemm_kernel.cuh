@@ -25,10 +25,10 @@ struct ImplicitGemmParams {
   const void* a;   // fwd: input, bwd_data: output gradient, bwd_weight: output gradient
   const void* b;   // fwd: weight, bwd_data: weight, bwd_weight: input
   void* c;         // fwd: output, bwd_data: input gradient, bwd_weight: weight gradient
-  float* partial;  // fp32 destination when results are accumulated in a workspace (else nullptr)
+  float* partial;  // fp32 workspace when results are reduced afterwards (split-K, two-stage), else nullptr
+  int64_t partial_slice;  // elements between the workspace slices of consecutive splits
   int k_batch;     // splits of GEMM K (blockIdx.z = group_block * k_batch + split)
   int tiles_m;
-  bool atomic_partial;  // several splits add into `partial` (or into `c` for fp32) with atomicAdd
 };
 
 // Moves one vector of V elements from global to shared memory. 4-, 8- and 16-byte vectors use cp.async with
@@ -134,13 +134,15 @@ struct OperandGather {
 
 // One block's share of the GEMM: the (TILE_M, TILE_N) tile (tile_m, tile_n) of merged-group block
 // `group_block`, reduced over GEMM-K tiles [kt_begin, kt_end). The result goes through the epilogue to the
-// output (or to params.partial), or, when `tile_partial` is set (a stream-K piece that does not cover the
-// whole K range), as raw fp32 accumulators to that dense (TILE_M, TILE_N) row-major slot.
+// output, or as fp32 to `partial` (its split's own workspace slice, plain stores: the slices are reduced in
+// a fixed order afterwards), or, when `tile_partial` is set (a stream-K piece that does not cover the whole
+// K range), as raw fp32 accumulators to that dense (TILE_M, TILE_N) row-major slot.
 template <class Index>
 struct TileWork {
   int tile_m, tile_n;
   Index group_block;
   Index kt_begin, kt_end;
+  float* partial;
   float* tile_partial;
 };
 
@@ -459,14 +461,9 @@ __device__ __forceinline__ void gemm_tile(const ImplicitGemmParams<typename Cfg:
       Index offset = 0;
       if (!view.c_locate(info, n0 + col, offset)) continue;
       const float* src = &sC(row, col);
-      if (params.partial != nullptr) {
-        if (params.atomic_partial) {
-          CUTE_UNROLL
-          for (int e = 0; e < kVc; ++e) atomicAdd(params.partial + offset + e, src[e]);
-        } else {
-          CUTE_UNROLL
-          for (int e = 0; e < kVc; ++e) params.partial[offset + e] = src[e];
-        }
+      if (work.partial != nullptr) {
+        CUTE_UNROLL
+        for (int e = 0; e < kVc; ++e) work.partial[offset + e] = src[e];
       } else {
         using Vec = typename VectorBits<kVc * Cfg::kElemBytes>::type;
         alignas(16) ElementGlobal out[kVc];
@@ -495,7 +492,7 @@ __device__ __forceinline__ void gemm_tile(const ImplicitGemmParams<typename Cfg:
         if (!view.c_locate(info, n0 + col, offset)) continue;
         Index offset_next = 0;
         const bool has_next = pair_start && view.c_locate(info, n0 + col + 1, offset_next);
-        if (params.partial == nullptr && has_next && offset_next == offset + 1 && offset % 2 == 0) {
+        if (work.partial == nullptr && has_next && offset_next == offset + 1 && offset % 2 == 0) {
           using Vec = typename VectorBits<2 * Cfg::kElemBytes>::type;
           alignas(8) ElementGlobal out[2] = {ElementGlobal(tCrC(i)), ElementGlobal(tCrC(i + 1))};
           *reinterpret_cast<Vec*>(gC + offset) = *reinterpret_cast<const Vec*>(out);
@@ -507,12 +504,10 @@ __device__ __forceinline__ void gemm_tile(const ImplicitGemmParams<typename Cfg:
           if (e >= count) break;
           const Index at = e == 0 ? offset : offset_next;
           const float value = tCrC(i + e);
-          if (params.partial == nullptr) {
+          if (work.partial == nullptr) {
             gC[at] = ElementGlobal(value);
-          } else if (params.atomic_partial) {
-            atomicAdd(params.partial + at, value);
           } else {
-            params.partial[at] = value;
+            work.partial[at] = value;
           }
         }
       }
@@ -534,15 +529,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlockPerCu)
   work.group_block = Index(blockIdx.z / unsigned(params.k_batch));
   work.kt_begin = kt_begin;
   work.kt_end = cute::min(k_tiles, kt_begin + params.shape.k_tiles_per_split);
+  work.partial = params.partial == nullptr ? nullptr : params.partial + int64_t(split) * params.partial_slice;
   work.tile_partial = nullptr;
   gemm_tile<Cfg>(params, smem_raw, work);
 }
 
-// fp32 workspace -> output element type (two-stage and split-K backward weight).
+// fp32 workspace slices -> output element type (two-stage and split-K backward weight): element i is the sum
+// of slices 0, 1, ..., slices-1 in that order, so the result is bit-identical from run to run.
 template <class Element>
-__global__ void convert_partial_kernel(const float* __restrict__ partial, Element* __restrict__ out, int64_t count) {
+__global__ void reduce_partials_kernel(const float* __restrict__ partial, Element* __restrict__ out, int64_t count,
+                                       int slices) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
-    out[i] = Element(partial[i]);
+    float sum = partial[i];
+    for (int s = 1; s < slices; ++s) sum += partial[int64_t(s) * count + i];
+    out[i] = Element(sum);
   }
 }
 

@@ -97,6 +97,7 @@ __device__ __forceinline__ void streamk_run_piece(const ImplicitGemmParams<typen
   work.kt_begin = Index(k_begin);
   work.kt_end = Index(k_end);
   const bool whole = k_begin == 0 && k_end == plan.iters_per_tile;
+  work.partial = nullptr;
   work.tile_partial = whole ? nullptr : slots + plan.slot(w, tile) * (Cfg::kTileM * Cfg::kTileN);
   gemm_tile<Cfg>(params, smem_raw, work);
 }

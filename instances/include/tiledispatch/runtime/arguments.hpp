@@ -13,7 +13,7 @@ struct ConvArgs {
   void* input = nullptr;
   void* weight = nullptr;
   void* output = nullptr;
-  void* workspace = nullptr;  // at least instance.workspace_bytes(problem) bytes when that is non-zero
+  void* workspace = nullptr;  // at least instance.workspace_bytes(problem, k_batch) bytes when that is non-zero
   size_t workspace_bytes = 0;
   int k_batch = 1;  // split-K factor (bwd_weight); instances that do not split K require 1
   cudaStream_t stream = nullptr;

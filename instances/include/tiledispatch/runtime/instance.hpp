@@ -72,7 +72,11 @@ class GroupedConvInstance {
   virtual Signature signature() const = 0;
   // Exact: false (with a reason) for every problem this instance cannot compute correctly and in bounds.
   virtual Support is_supported(const ConvProblem& problem) const = 0;
-  virtual size_t workspace_bytes(const ConvProblem& /*problem*/) const { return 0; }
+  // Device workspace run() needs for this problem and split-K factor (0: none).
+  virtual size_t workspace_bytes(const ConvProblem& /*problem*/, int /*k_batch*/) const { return 0; }
+  // The split-K factors worth trying on a GPU with `sms` multiprocessors when the caller names none (the
+  // default: k_batch 1 only).
+  virtual std::vector<int> split_k_candidates(const ConvProblem& /*problem*/, int /*sms*/) const { return {1}; }
   // The run-time arguments against the problem (k_batch, workspace size, pointer alignment); run() refuses
   // with cudaErrorInvalidValue what this rejects. The default accepts only k_batch == 1.
   virtual Support check_args(const ConvProblem& /*problem*/, const ConvArgs& args) const {
