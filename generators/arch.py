@@ -53,6 +53,8 @@ class ArchSpec(BaseModel):
     max_vector_bytes: int = 16
     mma_atoms: dict[DataType, tuple[MmaAtom, ...]]
     pipeline_stages: dict[Pipeline, int]
+    has_wgmma: bool = False
+    """wgmma and setmaxnreg (sm_90a only): the Hopper path of generators/hopper.py."""
 
     @property
     def warps_per_wave(self) -> int:
@@ -105,6 +107,7 @@ def get_arch(name: str = DEFAULT_ARCH) -> ArchSpec:
             smem_per_sm_bytes=228 * 1024,
             mma_atoms=atoms,
             pipeline_stages=_PIPELINE_STAGES,
+            has_wgmma=True,
         )
     if name == "sm_80":
         return ArchSpec(

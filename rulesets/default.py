@@ -1,10 +1,12 @@
 """``default``: the small hand-curated set the heuristic relies on (ck_conventions §5).
 
-Ten tiles common to all three directions, CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), the first wave
+Fifteen tiles common to all three directions (ten with tile_k 32, five with tile_k 64 for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), the first wave
 strategy of ``PREFERRED_WAVES`` that yields a warp tile; fwd on compv3 and compv4 (compv4 kept where the arch
 accepts it), backward on compv3 and mem, bwd_weight also with two-stage on and off.
 
-Arch rejections of ``default`` on sm_90a: none; its tiles, waves and vectors all fit the arch spec.
+Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
+``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles 128x128x64 and larger need 256-384 KB
+of operand stages; their fp16/bf16 counterparts fit.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from rulesets.warp_tile import WarpTileKConvention
 
 COMMON_TILES = space.parse_tiles(
     "32x64x32 32x128x32 64x32x32 64x64x32 64x128x32 128x32x32 128x64x32 128x128x32 128x256x32 256x128x32"
+    # tile_k 64: a 128-byte swizzled row per stage for the Hopper path's wgmma (docs/pipelines.md)
+    " 64x128x64 128x64x64 128x128x64 128x256x64 256x128x64"
 )
 PREFERRED_WAVES = ((2, 2, 1), (2, 1, 1), (1, 2, 1), (1, 1, 1))
 DEFAULT_PIPELINES = {

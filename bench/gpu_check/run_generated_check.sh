@@ -3,7 +3,8 @@
 # generated instance set on the problem battery, and compute-sanitizer memcheck over the `tiny` set.
 # Usage (repository root, after installing .whl into the running Python):
 #   [LEGACY_DIR=DIR] [CUDA_ROOT=DIR] [SCONS_EXTRA="memory=120"] bash bench/gpu_check/run_generated_check.sh RULESET ..
-# (SCONS_EXTRA: further SCons options, e.g. memory= where the machine under-reports its memory at start.)
+# (SCONS_EXTRA: further SCons options, e.g. memory= where the machine under-reports its memory at start;
+# SKIP_MEMCHECK=1 leaves out the compute-sanitizer pass over tiny.)
 # Prints checked / passed / not supported / failed per direction for each rule set; logs go to $OUT.
 set -u -o pipefail
 ROOT=$(pwd)
@@ -13,7 +14,7 @@ CUDA=${CUDA_ROOT:-/usr/local/cuda}
 LEGACY=${LEGACY_DIR:-../shared/legacy/ck_builder_configs}
 NVCC="$CUDA/bin/nvcc"
 CUTE=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/cutlass_library/source/include
-FLAGS=(-std=c++17 -O3 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a -isystem "$CUTE" -Iinstances/include)
+FLAGS=(-std=c++17 -O3 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a -DTILEDISPATCH_SM90A -isystem "$CUTE" -Iinstances/include)
 status=0
 for ruleset in "$@"; do
   variant=build/$ruleset-sm_90a
@@ -35,7 +36,7 @@ for ruleset in "$@"; do
   sed -n '/^direction /,/^instances:/p' "$OUTDIR/gpu_check_$ruleset.txt"
   python3 bench/gpu_check/never_ran.py "$OUTDIR/gpu_check_$ruleset.txt" > "$OUTDIR/never_ran_$ruleset.txt"
   head -3 "$OUTDIR/never_ran_$ruleset.txt"
-  if [ "$ruleset" = tiny ] && [ -x "$CUDA/bin/compute-sanitizer" ]; then
+  if [ "$ruleset" = tiny ] && [ -z "${SKIP_MEMCHECK:-}" ] && [ -x "$CUDA/bin/compute-sanitizer" ]; then
     echo "== tiny: compute-sanitizer memcheck (no large layer)"
     timeout 300 "$CUDA/bin/compute-sanitizer" --tool memcheck --print-limit 20 \
       "$variant/gpu_check/gpu_check" --no-large > "$OUTDIR/memcheck_tiny.txt" 2>&1

@@ -8,7 +8,7 @@ OUTDIR=${OUT:-$ROOT/build/gpu_check}
 mkdir -p "$OUTDIR" build/gpu_check
 CUTE=${1:-/tmp/site/cutlass_library/source/include}
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
-FLAGS=(-std=c++17 -O3 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a -isystem "$CUTE" -Iinstances/include)
+FLAGS=(-std=c++17 -O3 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a -DTILEDISPATCH_SM90A -isystem "$CUTE" -Iinstances/include)
 B=build/gpu_check
 compile() { "$NVCC" "${FLAGS[@]}" -Xptxas -v -c "$1" -o "$2" >"$2.log" 2>&1 || { echo "COMPILE FAILED: $1"; tail -30 "$2.log"; return 1; }; }
 pids=()

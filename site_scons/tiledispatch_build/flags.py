@@ -12,5 +12,9 @@ COMMON_FLAGS: tuple[str, ...] = ("-std=c++17", "-O3", "--expt-relaxed-constexpr"
 LINK_FLAGS: tuple[str, ...] = ("-cudart=static",)
 
 
+# Arch macros the host pass needs (it cannot see the device target): the Hopper kernels exist on sm_90a only.
+ARCH_DEFINES: dict[str, tuple[str, ...]] = {"sm_90a": ("-DTILEDISPATCH_SM90A",), "sm_80": ()}
+
+
 def compile_flags(arch: str) -> list[str]:
-    return [*COMMON_FLAGS, GENCODE[arch]]
+    return [*COMMON_FLAGS, GENCODE[arch], *ARCH_DEFINES[arch]]

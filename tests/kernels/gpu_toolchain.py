@@ -49,7 +49,7 @@ def build_and_run(source: Path, out_dir: Path, timeout_s: int = 900) -> str:
     nvcc = find_nvcc()
     binary = out_dir / source.stem
     cmd = [str(nvcc), "-std=c++17", "-O3", "--expt-relaxed-constexpr"]
-    cmd += ["-gencode=arch=compute_90a,code=sm_90a"]
+    cmd += ["-gencode=arch=compute_90a,code=sm_90a", "-DTILEDISPATCH_SM90A"]
     cmd += ["-isystem", str(find_cute()), f"-I{REPO_ROOT / 'instances' / 'include'}"]
     cmd += [f"-L{nvcc.parent.parent / 'lib'}", str(source), "-o", str(binary)]
     built = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=timeout_s)

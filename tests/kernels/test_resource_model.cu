@@ -1,5 +1,6 @@
 // Prints, for each configuration rendered by tests/kernels/test_resource_model.py, the shared memory its kernel
-// allocates and (implicit GEMM) its fp32 accumulators per thread, read from the kernels' own constexpr
+// allocates and (implicit GEMM) its fp32 accumulators per thread and its Hopper-path shared memory (0 when
+// it runs on the first generation), read from the kernels' own constexpr
 // quantities: ImplicitGemmConfig<Traits>::kSmemBytes / kAccumulatorsPerThread (implicit_gemm_config.hpp) and
 // depthwise::Shape<Traits>::kSmemBytes (depthwise_kernel.cuh). Host only: nothing is launched.
 //
@@ -15,13 +16,15 @@ namespace {
 template <class Traits>
 void print_gemm(const char* name) {
   using Config = tiledispatch::kernels::ImplicitGemmConfig<Traits>;
-  std::printf("%s %zu %d\n", name, size_t(Config::kSmemBytes), Config::kAccumulatorsPerThread);
+  using Hopper = tiledispatch::kernels::sm90::Sm90Config<Traits>;
+  std::printf("%s %zu %d %zu\n", name, size_t(Config::kSmemBytes), Config::kAccumulatorsPerThread,
+              Hopper::kBuildable ? size_t(Hopper::kSmemBytes) : size_t(0));
 }
 
 template <class Traits>
 void print_depthwise(const char* name) {
   using Shape = tiledispatch::kernels::depthwise::Shape<Traits>;
-  std::printf("%s %d -\n", name, Shape::kSmemBytes);
+  std::printf("%s %d - 0\n", name, Shape::kSmemBytes);
 }
 
 }  // namespace

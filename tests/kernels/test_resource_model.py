@@ -19,6 +19,7 @@ from generators.arch import get_arch
 from generators.config import AnyConfig, DepthwiseConfig, KernelConfig
 from generators.emit import banner, template_environment
 from generators.enums import DataType, Direction, Epilogue
+from generators.hopper import HopperPlan, hopper_plan
 from generators.plugins import default_registry
 from generators.validity import (
     accumulator_tile_smem_bytes,
@@ -40,6 +41,7 @@ STUBS = {
     "implicit_gemm_instance.hpp": """#pragma once
 #include <string_view>
 #include "tiledispatch/kernels/implicit_gemm_config.hpp"
+#include "tiledispatch/kernels/sm90/config.hpp"
 namespace tiledispatch {
 template <class Traits> struct ImplicitGemmInstance {
   virtual ~ImplicitGemmInstance() = default;
@@ -95,7 +97,8 @@ def _render(config: AnyConfig) -> str:
 
 @pytest.fixture(scope="module")
 def compiled(nvcc: Path, cute_include: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """name -> the C++ line "<smem bytes> <accumulators per thread or ->"."""
+    """name -> the C++ line "<smem bytes> <accumulators per thread or -> <Hopper-path smem bytes, 0: first
+    generation>"."""
     work = tmp_path_factory.mktemp("resource_model")
     stub_dir = work / "stubs" / "tiledispatch" / "kernels"
     stub_dir.mkdir(parents=True)
@@ -115,6 +118,7 @@ def compiled(nvcc: Path, cute_include: Path, tmp_path_factory: pytest.TempPathFa
         "-std=c++17",
         "--expt-relaxed-constexpr",
         "-arch=compute_90a",  # PTX only: no kernel is instantiated, ptxas has nothing to do
+        "-DTILEDISPATCH_SM90A",  # as the build defines it for sm_90a (the Hopper path's half of the model)
         f"-I{work}",
         f"-I{work / 'stubs'}",
         f"-I{REPO_ROOT / 'instances' / 'include'}",
@@ -148,6 +152,12 @@ def test_sample_exercises_every_term() -> None:
     assert any(c.wave_k > 1 for c in gemm)
     assert any(smem_bytes(c, ARCH) > ARCH.smem_per_block_bytes for c in gemm)
     assert any(c.out_vec > 1 for c in depthwise) and any(c.sub_w * c.stride_w > 2 for c in depthwise)
+    plans = [hopper_plan(c, ARCH) for c in gemm]
+    reasons = {p for p in plans if isinstance(p, str)}
+    built = [p for p in plans if isinstance(p, HopperPlan)]
+    assert len(reasons) >= 6 and len(built) >= 50
+    assert {p.consumer_warpgroups for p in built} == {1, 2} and {p.warpgroups_along_m for p in built} == {True, False}
+    assert len({p.stages for p in built}) >= 3
 
 
 def test_python_resources_equal_the_kernels(compiled: dict[str, str]) -> None:
@@ -156,9 +166,11 @@ def test_python_resources_equal_the_kernels(compiled: dict[str, str]) -> None:
     mismatches = []
     for config in configs:
         if isinstance(config, DepthwiseConfig):
-            expected = f"{depthwise_smem_bytes(config)} -"
+            expected = f"{depthwise_smem_bytes(config)} - 0"
         else:
-            expected = f"{smem_bytes(config, ARCH)} {accumulators_per_thread(config)}"
+            plan = hopper_plan(config, ARCH)
+            hopper = plan.smem_bytes if isinstance(plan, HopperPlan) else 0
+            expected = f"{smem_bytes(config, ARCH)} {accumulators_per_thread(config)} {hopper}"
         if compiled[config.name] != expected:
             mismatches.append(f"{config.name}: C++ {compiled[config.name]}, Python {expected}")
     assert not mismatches, f"{len(mismatches)} of {len(configs)} differ:\n" + "\n".join(mismatches[:20])

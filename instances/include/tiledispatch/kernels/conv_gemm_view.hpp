@@ -12,6 +12,11 @@
 // Each operand view answers two questions: `prepare(mn)` (the part of an address that depends on the GEMM
 // row/column, computed once per thread) and `locate(info, k, offset)` (the element offset for GEMM-K index k,
 // false where the element is padding, out of range or off the diagonal: the loader then zero-fills).
+//
+// Tile addressing (the Hopper producer): where a GEMM-K tile lies inside one filter tap and one merged group
+// (`tile_addressing(tile_k)`, a property of the problem), `a_tile(k0)` / `b_tile(k0)` split the tap once per
+// k-tile and `a_locate_tile` / `b_locate_tile` find each chunk with adds and compares only. Views without it
+// answer `tile_addressing` false and the producer uses `locate` per chunk.
 #pragma once
 
 #include <cstdint>
@@ -213,6 +218,42 @@ struct FwdView {
     return true;
   }
 
+  // Tile addressing: C/G a multiple of tile_k puts a k-tile inside one tap and one group.
+  TD_HOST_DEVICE bool tile_addressing(int tile_k) const { return TapsT::channels_per_group(s) % tile_k == 0; }
+  struct KTile { Index k0, dz, dy, dx, tap, gl, r0; };  // r0: channel of k0 within its group
+  TD_HOST_DEVICE KTile k_tile(Index k0) const {
+    KTile t{};
+    const Index cg = TapsT::channels_per_group(s);
+    const Index gc = GM * cg;
+    t.k0 = k0;
+    t.tap = k0 / gc;
+    const Index r = k0 - t.tap * gc;
+    t.gl = GM > 1 ? r / cg : 0;
+    t.r0 = r - t.gl * cg;
+    Index z, y, x;
+    TapsT::split(s, t.tap, z, y, x);
+    t.dz = z * s.dd, t.dy = y * s.dh, t.dx = x * s.dw;
+    return t;
+  }
+  TD_HOST_DEVICE bool a_locate_tile(const AInfo& i, const KTile& t, Index kk, Index& offset) const {
+    if (!i.valid || t.k0 >= s.gemm_k) return false;
+    if constexpr (Geometry == FilterGeometry::kPlainGemm) {
+      offset = i.base + t.k0 + kk;
+    } else {
+      const Index di = i.d + t.dz, hi = i.h + t.dy, wi = i.w + t.dx;
+      if constexpr (Geometry != FilterGeometry::kFilter1x1) {
+        if (!in_range(di, s.Di) || !in_range(hi, s.Hi) || !in_range(wi, s.Wi)) return false;
+      }
+      offset = i.base + ((di * s.Hi + hi) * s.Wi + wi) * s.C + t.gl * TapsT::channels_per_group(s) + t.r0 + kk;
+    }
+    return true;
+  }
+  TD_HOST_DEVICE bool b_locate_tile(const BInfo& i, const KTile& t, Index kk, Index& offset) const {
+    if (!i.valid || t.k0 >= s.gemm_k || (GM > 1 && t.gl != i.gl)) return false;
+    offset = i.base + t.tap * TapsT::channels_per_group(s) + t.r0 + kk;
+    return true;
+  }
+
   // C (M, N): output pixels, N contiguous.
   struct CInfo { Index base; Index gl; bool valid; };
   TD_HOST_DEVICE CInfo c_prepare(Index m) const { return {m * s.K + g0 * s.Kg, 0, m < s.gemm_m}; }
@@ -297,6 +338,42 @@ struct BwdDataView {
     return true;
   }
 
+  // Tile addressing: K/G a multiple of tile_k puts a k-tile inside one tap and one group; unit strides make
+  // every (pixel, tap) pair hit an output pixel or padding, with no division.
+  TD_HOST_DEVICE bool tile_addressing(int tile_k) const {
+    return s.Kg % tile_k == 0 && s.sd == 1 && s.sh == 1 && s.sw == 1;
+  }
+  struct KTile { Index k0, dz, dy, dx, tap, gl, r0; };  // r0: output channel of k0 within its group
+  TD_HOST_DEVICE KTile k_tile(Index k0) const {
+    KTile t{};
+    const Index gk = GM * s.Kg;
+    t.k0 = k0;
+    t.tap = k0 / gk;
+    const Index r = k0 - t.tap * gk;
+    t.gl = GM > 1 ? r / s.Kg : 0;
+    t.r0 = r - t.gl * s.Kg;
+    Index z, y, x;
+    TapsT::split(s, t.tap, z, y, x);
+    t.dz = z * s.dd, t.dy = y * s.dh, t.dx = x * s.dw;
+    return t;
+  }
+  TD_HOST_DEVICE bool a_locate_tile(const AInfo& i, const KTile& t, Index kk, Index& offset) const {
+    if (!i.valid || t.k0 >= s.gemm_k) return false;
+    if constexpr (Geometry == FilterGeometry::kPlainGemm) {
+      offset = i.base + t.k0 + kk;
+    } else {
+      const Index od = i.d - t.dz, oh = i.h - t.dy, ow = i.w - t.dx;
+      if (!in_range(od, s.Do) || !in_range(oh, s.Ho) || !in_range(ow, s.Wo)) return false;
+      offset = i.base + ((od * s.Ho + oh) * s.Wo + ow) * s.K + t.gl * s.Kg + t.r0 + kk;
+    }
+    return true;
+  }
+  TD_HOST_DEVICE bool b_locate_tile(const BInfo& i, const KTile& t, Index kk, Index& offset) const {
+    if (!i.valid || t.k0 >= s.gemm_k || (GM > 1 && t.gl != i.gl)) return false;
+    offset = i.base + ((t.r0 + kk) * TapsT::count(s) + t.tap) * TapsT::channels_per_group(s);
+    return true;
+  }
+
   // C (M, N): input-gradient pixels, N contiguous.
   struct CInfo { Index base; Index gl; bool valid; };
   TD_HOST_DEVICE CInfo c_prepare(Index m) const {
@@ -358,6 +435,17 @@ struct BwdWeightView {
       offset = (((n * s.Di + di) * s.Hi + hi) * s.Wi + wi) * s.C + i.base;
       return true;
     }
+  }
+
+  // No tile addressing: GEMM K runs over output pixels (`locate` per chunk).
+  TD_HOST_DEVICE bool tile_addressing(int) const { return false; }
+  struct KTile { Index k0; };
+  TD_HOST_DEVICE KTile k_tile(Index k0) const { return {k0}; }
+  TD_HOST_DEVICE bool a_locate_tile(const AInfo& i, const KTile& t, Index kk, Index& offset) const {
+    return a_locate(i, t.k0 + kk, offset);
+  }
+  TD_HOST_DEVICE bool b_locate_tile(const BInfo& i, const KTile& t, Index kk, Index& offset) const {
+    return b_locate(i, t.k0 + kk, offset);
   }
 
   // C (M, N): weights w[g][k][tap][c]; only the diagonal blocks (gl of m == gl of n) are stored.

@@ -10,14 +10,17 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tiledispatch/kernels/fixed_string.hpp"
 #include "tiledispatch/kernels/implicit_gemm_config.hpp"
 #include "tiledispatch/kernels/implicit_gemm_kernel.cuh"
 #include "tiledispatch/kernels/implicit_gemm_streamk.cuh"
 #include "tiledispatch/kernels/instance_string.hpp"
+#include "tiledispatch/kernels/sm90/kernel.cuh"
 #include "tiledispatch/runtime/check.hpp"
 #include "tiledispatch/runtime/instance.hpp"
+#include "tiledispatch/runtime/split_k.hpp"
 
 namespace tiledispatch {
 
@@ -31,6 +34,7 @@ template <class Traits>
 class ImplicitGemmInstance : public GroupedConvInstance {
  public:
   using Config = kernels::ImplicitGemmConfig<Traits>;
+  using Sm90 = kernels::sm90::Sm90Config<Traits>;  // the Hopper path, where it can build this configuration
   static constexpr auto kInstanceString = kernels::build_instance_string<Traits>();
   static_assert(!kInstanceString.overflowed(), "instance string longer than its buffer");
 
@@ -97,7 +101,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
   }
 
-  size_t workspace_bytes(const ConvProblem& p) const override {
+  size_t workspace_bytes(const ConvProblem& p, int k_batch) const override {
     if (Traits::kDirection != ConvDirection::kBwdWeight) return 0;
     if constexpr (Traits::kStreamK) {
       // Two fp32 tile slots per worker (its first and last piece); the worker count follows the device.
@@ -105,11 +109,17 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       if (streamk_plan(p, plan) != cudaSuccess) return 0;
       return size_t(2 * plan.workers) * size_t(Traits::kTileM) * size_t(Traits::kTileN) * sizeof(float);
     }
-    // fp32 partial sums of the weight gradient: two-stage always, split-K (k_batch > 1) for 16-bit types.
-    if (Traits::kTwoStage || Traits::kDataType != DataType::kFp32) {
-      return size_t(p.weight_elements()) * sizeof(float);
-    }
-    return 0;
+    // One fp32 slice of the weight gradient per split (two-stage: one), reduced in a fixed order.
+    if (!uses_workspace(k_batch)) return 0;
+    return size_t(std::max(k_batch, 1)) * size_t(p.weight_elements()) * sizeof(float);
+  }
+
+  std::vector<int> split_k_candidates(const ConvProblem& p, int sms) const override {
+    if (Traits::kDirection != ConvDirection::kBwdWeight || Traits::kStreamK) return {1};
+    const auto shape = kernels::make_conv_shape<int64_t>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
+    const int64_t tiles = ceil_div(shape.gemm_m, Traits::kTileM) * ceil_div(shape.gemm_n, Traits::kTileN) *
+                          (p.G / Traits::kNumGroupsToMerge);
+    return auto_split_k(tiles, shape.gemm_k, sms);
   }
 
   Support check_args(const ConvProblem& p, const ConvArgs& args) const override {
@@ -125,7 +135,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       return Support::no("G / num_groups_to_merge * k_batch exceeds 65535 (grid z)");
     }
     if (uses_workspace(args.k_batch)) {
-      const size_t need = workspace_bytes(p);
+      const size_t need = workspace_bytes(p, args.k_batch);
       if (need == 0) return Support::no("stream-K: the CUDA device could not be queried for its SM count");
       if (args.workspace == nullptr || args.workspace_bytes < need) {
         return Support::no("workspace of " + std::to_string(need) + " bytes required");
@@ -168,44 +178,98 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   cudaError_t run_split_k(const ConvProblem& p, const ConvArgs& args,
                           kernels::ImplicitGemmParams<typename Config::Index> params) const {
     const int k_batch = args.k_batch;
-    const int tiles_n = int(ceil_div(int64_t(params.shape.gemm_n), Traits::kTileN));
     const bool to_workspace = uses_workspace(k_batch);
-    const size_t weight_bytes = size_t(p.weight_elements()) * sizeof(typename Config::ElementGlobal);
-    if (to_workspace) {
-      params.partial = static_cast<float*>(args.workspace);
-      params.atomic_partial = k_batch > 1;
-      if (k_batch > 1) {
-        TD_RETURN_IF_CUDA_ERROR(cudaMemsetAsync(args.workspace, 0, workspace_bytes(p), args.stream));
-      }
-    } else if (k_batch > 1) {
-      // fp32 split-K without a workspace: the splits add straight into the zeroed weight gradient.
-      params.partial = static_cast<float*>(params.c);
-      params.atomic_partial = true;
-      TD_RETURN_IF_CUDA_ERROR(cudaMemsetAsync(params.c, 0, weight_bytes, args.stream));
+    params.partial = to_workspace ? static_cast<float*>(args.workspace) : nullptr;
+    params.partial_slice = p.weight_elements();
+    if constexpr (Sm90::kBuildable) {
+      TD_RETURN_IF_CUDA_ERROR(launch_sm90(p, args, params));
+    } else {
+      TD_RETURN_IF_CUDA_ERROR(launch_first_generation(p, args, params));
     }
-    auto* kernel = &kernels::implicit_gemm_kernel<Config>;
-    const int smem = int(Config::kSmemBytes);
-    TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    const dim3 grid(unsigned(params.tiles_m) * unsigned(tiles_n), 1,
-                    unsigned(p.G / Traits::kNumGroupsToMerge) * unsigned(k_batch));
-    kernel<<<grid, Config::kThreads, smem, args.stream>>>(params);
-    TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
     if (to_workspace) {
       using Element = typename Config::ElementGlobal;
       const int64_t count = p.weight_elements();
       const int blocks = int(std::min<int64_t>(ceil_div(count, int64_t(256)), 65535));
-      kernels::convert_partial_kernel<Element><<<blocks, 256, 0, args.stream>>>(
-          static_cast<const float*>(args.workspace), static_cast<Element*>(args.weight), count);
+      kernels::reduce_partials_kernel<Element><<<blocks, 256, 0, args.stream>>>(
+          static_cast<const float*>(args.workspace), static_cast<Element*>(args.weight), count, k_batch);
       TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
     }
     return cudaSuccess;
+  }
+
+  cudaError_t launch_first_generation(const ConvProblem& p, const ConvArgs& args,
+                                      const kernels::ImplicitGemmParams<typename Config::Index>& params) const {
+    const int tiles_n = int(ceil_div(int64_t(params.shape.gemm_n), Traits::kTileN));
+    auto* kernel = &kernels::implicit_gemm_kernel<Config>;
+    const int smem = int(Config::kSmemBytes);
+    TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    const dim3 grid(unsigned(params.tiles_m) * unsigned(tiles_n), 1,
+                    unsigned(p.G / Traits::kNumGroupsToMerge) * unsigned(args.k_batch));
+    kernel<<<grid, Config::kThreads, smem, args.stream>>>(params);
+    return cudaGetLastError();
+  }
+
+  // Persistent: one CTA per SM (at most one per work unit) walks the units of the tile schedule.
+  cudaError_t launch_sm90(const ConvProblem& p, const ConvArgs& args,
+                          const kernels::ImplicitGemmParams<typename Config::Index>& params) const {
+    if constexpr (Sm90::kBuildable) {
+      kernels::sm90::Sm90Params<typename Config::Index> sm90{};
+      sm90.gemm = params;
+      sm90.partial_slice = params.partial_slice;
+      sm90.schedule.tiles_m = params.tiles_m;
+      sm90.schedule.tiles_n = int(ceil_div(int64_t(params.shape.gemm_n), Traits::kTileN));
+      sm90.schedule.k_batch = args.k_batch;
+      sm90.schedule.units = int64_t(sm90.schedule.tiles_m) * sm90.schedule.tiles_n *
+                            (p.G / Traits::kNumGroupsToMerge) * args.k_batch;
+      describe_tma_operands(p, params, sm90);
+      int device = 0, sms = 0;
+      TD_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
+      TD_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      auto* kernel = &kernels::sm90::sm90_implicit_gemm_kernel<Sm90>;
+      const int smem = int(Sm90::kSmemBytes);
+      TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+      const unsigned ctas = unsigned(std::min<int64_t>(sm90.schedule.units, sms));
+      kernel<<<ctas, Sm90::kThreads, smem, args.stream>>>(sm90);
+      return cudaGetLastError();
+    } else {
+      return cudaErrorNotSupported;
+    }
+  }
+
+  // The TMA tensor maps of the operands that are plain strided boxes (sm90/tma.hpp), where the problem's row
+  // pitch and extents allow them; otherwise the producer gathers those operands too.
+  static void describe_tma_operands(const ConvProblem& p,
+                                    const kernels::ImplicitGemmParams<typename Config::Index>& params,
+                                    kernels::sm90::Sm90Params<typename Config::Index>& sm90) {
+    constexpr int64_t kCoordLimit = int64_t(INT32_MAX);
+    const auto& shape = params.shape;
+    sm90.tma.use_a = sm90.tma.use_b = false;
+    if constexpr (Sm90::kTmaB) {
+      const int64_t row = int64_t(shape.taps) * shape.Cg;  // weights: (taps*C/G, K) row-major
+      if (row * Config::kElemBytes % 16 == 0 && p.K + Traits::kTileN <= kCoordLimit) {
+        sm90.tma.use_b = kernels::sm90::encode_tma_2d(sm90.tma.b, Traits::kDataType, params.b, uint64_t(row),
+                                                      uint64_t(p.K), uint64_t(row * Config::kElemBytes),
+                                                      Traits::kTileK, Traits::kTileN, Sm90::kSpanB);
+        sm90.tma_rows_per_group_block = int32_t(shape.Kg);
+      }
+    }
+    if constexpr (Sm90::kTmaA) {
+      const int64_t pixels = int64_t(shape.gemm_k);  // output gradient: (K, N*Do*Ho*Wo) row-major
+      if (p.K * Config::kElemBytes % 16 == 0 && pixels + Traits::kTileK <= kCoordLimit &&
+          p.K + Traits::kTileM <= kCoordLimit) {
+        sm90.tma.use_a = kernels::sm90::encode_tma_2d(
+            sm90.tma.a, Traits::kDataType, params.a, uint64_t(p.K), uint64_t(pixels),
+            uint64_t(p.K * Config::kElemBytes), Sm90::kTmaAtomM, Sm90::kTmaAtomK, Sm90::kTmaAtomM * Config::kElemBytes);
+        sm90.tma_rows_per_group_block = int32_t(shape.Kg * Traits::kNumGroupsToMerge);
+      }
+    }
   }
 
   static constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
   static bool uses_workspace(int k_batch) {
     return Traits::kDirection == ConvDirection::kBwdWeight &&
-           (Traits::kStreamK || Traits::kTwoStage || (k_batch > 1 && Traits::kDataType != DataType::kFp32));
+           (Traits::kStreamK || Traits::kTwoStage || k_batch > 1);
   }
 
   static constexpr auto streamk_kernel_ptr() {
@@ -239,7 +303,6 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     kernels::StreamKPlan plan{};
     TD_RETURN_IF_CUDA_ERROR(streamk_plan(p, plan));
     params.partial = nullptr;
-    params.atomic_partial = false;
     auto* slots = static_cast<float*>(args.workspace);
     const int smem = int(Config::kSmemBytes);
     const int64_t ctas =

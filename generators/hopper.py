@@ -1,0 +1,105 @@
+"""The Hopper path (the second kernel generation, docs/pipelines.md "Hopper path"): which valid configurations
+it builds on an arch, and what it allocates. Every other valid configuration runs on the first generation; the
+name and instance string are the same either way.
+
+This is the Python half of ``Sm90Config<Traits>::not_buildable()`` / ``kSmemBytes``
+(``instances/include/tiledispatch/kernels/sm90/config.hpp``); ``tests/kernels/test_resource_model.py`` compiles the
+C++ half and compares the two on every configuration of its sample.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from generators.arch import ArchSpec
+from generators.config import KernelConfig
+from generators.enums import DataType, Pipeline
+
+WARPGROUP_THREADS = 128
+MAX_STAGES = 8
+SMEM_ALIGN = 1024
+"""The 128-byte swizzle repeats every 1024 bytes: the operand ring starts on such a boundary."""
+BARRIER_BYTES = 2 * MAX_STAGES * 8
+"""A full and an empty mbarrier (8 bytes each) per stage, for the deepest ring."""
+MAX_ACCUMULATORS = 128
+DOUBLE_FRAGMENT_PIPELINES = frozenset({Pipeline.COMPV4, Pipeline.COMPV6, Pipeline.COMP_ASYNC, Pipeline.WAVELET})
+"""Pipelines that keep one wgmma batch in flight (warpgroup_wait<1>), as their first-generation counterparts
+double-buffer the MMA fragments."""
+ASYNC_PIPELINES = frozenset(
+    {
+        Pipeline.MEM,
+        Pipeline.COMPV3,
+        Pipeline.COMPV4,
+        Pipeline.COMPV5,
+        Pipeline.COMPV6,
+        Pipeline.BASIC_ASYNC_V1,
+        Pipeline.COMP_ASYNC,
+        Pipeline.WAVELET,
+    }
+)
+"""Pipelines whose first-generation strategy copies with cp.async into a ring (docs/pipelines.md)."""
+
+
+class HopperPlan(BaseModel):
+    """What the Hopper kernel of one configuration is made of."""
+
+    model_config = ConfigDict(frozen=True)
+
+    consumer_warpgroups: int
+    warpgroups_along_m: bool
+    warpgroup_tile_m: int
+    warpgroup_tile_n: int
+    stages: int
+    smem_bytes: int
+    accumulators_per_thread: int
+    batch_in_flight: bool
+
+    @property
+    def threads(self) -> int:
+        """One producer warpgroup and the consumers."""
+        return WARPGROUP_THREADS * (1 + self.consumer_warpgroups)
+
+
+def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
+    """The plan of ``c`` on the Hopper path, or why that path cannot build it (it then runs on the first
+    generation). ``c`` must be valid on ``arch`` (``generators.validity``)."""
+    consumers = 2 if c.wave_m * c.wave_n >= 4 else 1
+    along_m = c.tile_m % (64 * consumers) == 0
+    wg_m = c.tile_m // consumers if along_m else c.tile_m
+    wg_n = c.tile_n if along_m else c.tile_n // consumers
+    stage_bytes = (c.tile_m + c.tile_n) * c.tile_k * c.dtype.size_bytes
+    min_stages = arch.smem_stages(c.pipeline, c.double_smem_buffer)
+    fill = (arch.smem_per_block_bytes - BARRIER_BYTES - SMEM_ALIGN) // stage_bytes
+    stages = min_stages if fill < min_stages else min(fill, MAX_STAGES)
+    smem = SMEM_ALIGN + stages * stage_bytes + BARRIER_BYTES
+    accumulators = c.tile_m * c.tile_n // (WARPGROUP_THREADS * consumers)
+    reasons = (
+        (not arch.has_wgmma, "the build does not target sm_90a"),
+        (c.dtype is DataType.FP32, "fp32 (TF32 wgmma reads K-major operands only)"),
+        (c.streamk_enabled, "stream-K"),
+        (c.wave_k != 1, "wave_k > 1"),
+        (c.num_wave_groups != 1, "num_wave_groups != 1"),
+        (c.pipeline not in ASYNC_PIPELINES or min_stages < 2, "a pipeline without a shared-memory ring"),
+        (wg_m % 64 != 0, "a warpgroup tile M that is not a multiple of 64"),
+        (wg_n % 8 != 0 or wg_n > 256, "a warpgroup tile N outside 8..256 by 8"),
+        (c.tile_k % 16 != 0, "tile_k not a multiple of 16"),
+        (
+            min(c.vector_size_a, c.vector_size_b) * c.dtype.size_bytes < 4,
+            "2-byte operand vectors (no cp.async)",
+        ),
+        (accumulators > MAX_ACCUMULATORS, "more than 128 accumulators per consumer thread"),
+        (smem > arch.smem_per_block_bytes, "shared memory"),
+    )
+    for failed, reason in reasons:
+        if failed:
+            return reason
+    return HopperPlan(
+        consumer_warpgroups=consumers,
+        warpgroups_along_m=along_m,
+        warpgroup_tile_m=wg_m,
+        warpgroup_tile_n=wg_n,
+        stages=stages,
+        smem_bytes=smem,
+        accumulators_per_thread=accumulators,
+        batch_in_flight=c.pipeline in DOUBLE_FRAGMENT_PIPELINES,
+    )

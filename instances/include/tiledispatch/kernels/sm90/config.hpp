@@ -1,0 +1,162 @@
+// The second kernel generation (docs/pipelines.md, "Hopper path"): what an implicit-GEMM traits struct
+// means on sm_90a, and whether it can be built there. A configuration the Hopper path cannot build keeps
+// running on the first generation (implicit_gemm_config.hpp); nothing changes in its name or instance string.
+//
+// CK field            Hopper path
+//   tile m/n/k        the CTA tile; each consumer warpgroup owns a (WG_M, WG_N) slice, WG_M a multiple of 64
+//   waves m x n       consumer warpgroups = max(1, wave_m * wave_n / 2) (a CK wave is half a warpgroup),
+//                     stacked along M when tile_m allows, else along N
+//   warp tile k       the K of one wgmma batch: the stage's k blocks are issued between commit and wait
+//   pipeline          the table's stage count is the minimum of the shared-memory ring, deepened to fill
+//                     shared memory (at most kMaxStages); double-fragment pipelines (compv4, compv6,
+//                     comp_async, wavelet) keep one wgmma batch in flight (warpgroup_wait<1>)
+//   vector a/b        the producer's cp.async width (zero-fill gathers: padding costs no global read)
+//   vector c          the epilogue's store width
+#pragma once
+
+#include <cute/tensor.hpp>
+// (cute/tensor.hpp first: the atom headers rely on what it declares)
+#include <cute/arch/mma_sm90.hpp>
+#include <cute/atom/mma_atom.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>
+
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+
+#include "tiledispatch/kernels/implicit_gemm_config.hpp"
+
+// The build defines TILEDISPATCH_SM90A for sm_90a targets (site_scons/tiledispatch_build/flags.py): the host
+// pass of nvcc cannot see the device target, and wgmma exists only on sm_90a.
+#if defined(TILEDISPATCH_SM90A)
+#define TD_SM90A_BUILD 1
+#else
+#define TD_SM90A_BUILD 0
+#endif
+
+namespace tiledispatch::kernels::sm90 {
+
+constexpr int kWarpgroupThreads = 128;
+constexpr int kMaxStages = 8;
+constexpr size_t kSmemLimitBytes = 227 * 1024;  // sm_90a opt-in maximum per block
+constexpr size_t kBarrierBytes = 2 * kMaxStages * 8;
+constexpr size_t kSmemAlign = 1024;  // the 128-byte swizzle repeats every 1024 bytes
+
+// Largest of 64, 32, 16, 8 elements dividing `extent`: the MN extent of the swizzle atom (128/64/32-byte or
+// interleaved) of a 16-bit MN-major operand.
+constexpr int mn_atom_extent(int extent) {
+  return extent % 64 == 0 ? 64 : extent % 32 == 0 ? 32 : extent % 16 == 0 ? 16 : 8;
+}
+
+template <class Elem, cute::GMMA::Major Major, int MN, int K>
+constexpr auto make_gmma_smem_atom() {
+  using namespace cute;
+  if constexpr (Major == GMMA::Major::K) {
+    constexpr int kRowBytes = K * int(sizeof(Elem));
+    if constexpr (kRowBytes % 128 == 0) return GMMA::Layout_K_SW128_Atom<Elem>{};
+    else if constexpr (kRowBytes % 64 == 0) return GMMA::Layout_K_SW64_Atom<Elem>{};
+    else return GMMA::Layout_K_SW32_Atom<Elem>{};
+  } else {
+    constexpr int kExtent = mn_atom_extent(MN);
+    if constexpr (kExtent == 64) return GMMA::Layout_MN_SW128_Atom<Elem>{};
+    else if constexpr (kExtent == 32) return GMMA::Layout_MN_SW64_Atom<Elem>{};
+    else if constexpr (kExtent == 16) return GMMA::Layout_MN_SW32_Atom<Elem>{};
+    else return GMMA::Layout_MN_INTER_Atom<Elem>{};
+  }
+}
+
+template <class Traits>
+struct Sm90Config {
+  using Base = ImplicitGemmConfig<Traits>;  // addressing (View, Index), element types, the stage table
+  using Index = typename Base::Index;
+  using View = typename Base::View;
+  using ElementGlobal = typename Base::ElementGlobal;
+  using ElementMma = typename Base::ElementMma;
+  static constexpr ConvDirection kDirection = Traits::kDirection;
+  static constexpr DataType kDataType = Traits::kDataType;
+  static constexpr int kElemBytes = Base::kElemBytes;
+  static constexpr int kTileM = Traits::kTileM, kTileN = Traits::kTileN, kTileK = Traits::kTileK;
+  static constexpr int kGroupsToMerge = Traits::kNumGroupsToMerge;
+  static constexpr int kVectorA = Traits::kVectorSizeA, kVectorB = Traits::kVectorSizeB;
+  static constexpr int kVectorC = Traits::kVectorSizeC;
+
+  static constexpr int kConsumerWarpgroups = Traits::kWaveM * Traits::kWaveN >= 4 ? 2 : 1;
+  static constexpr bool kWarpgroupsAlongM = kTileM % (64 * kConsumerWarpgroups) == 0;
+  static constexpr int kWarpgroupsM = kWarpgroupsAlongM ? kConsumerWarpgroups : 1;
+  static constexpr int kWarpgroupsN = kWarpgroupsAlongM ? 1 : kConsumerWarpgroups;
+  static constexpr int kWarpgroupTileM = kTileM / kWarpgroupsM;
+  static constexpr int kWarpgroupTileN = kTileN / kWarpgroupsN;
+  static constexpr int kProducerThreads = kWarpgroupThreads;
+  static constexpr int kConsumerThreads = kWarpgroupThreads * kConsumerWarpgroups;
+  static constexpr int kThreads = kProducerThreads + kConsumerThreads;
+
+  static constexpr cute::GMMA::Major kMajorA = Base::kAKMajor ? cute::GMMA::Major::K : cute::GMMA::Major::MN;
+  static constexpr cute::GMMA::Major kMajorB = Base::kBKMajor ? cute::GMMA::Major::K : cute::GMMA::Major::MN;
+
+  static constexpr size_t kStageBytes = size_t(kTileM + kTileN) * size_t(kTileK) * size_t(kElemBytes);
+  static constexpr int kMinStages = Base::kStages;
+  static constexpr int kFillStages = int((kSmemLimitBytes - kBarrierBytes - kSmemAlign) / kStageBytes);
+  static constexpr int kStages = kFillStages < kMinStages ? kMinStages
+                                 : kFillStages > kMaxStages ? kMaxStages
+                                                            : kFillStages;
+  static constexpr bool kBatchInFlight = Base::kStrategy.fragment_double_buffer;
+  static constexpr size_t kOperandSmemBytes = size_t(kStages) * kStageBytes;
+  static constexpr size_t kSmemBytes = kSmemAlign + kOperandSmemBytes + kBarrierBytes;
+  static constexpr int kAccumulatorsPerThread = kTileM * kTileN / kConsumerThreads;
+
+  // Operands that may come by TMA (tma.hpp); whether they do is decided per problem (row pitch, extents).
+  static constexpr int kSpanB = kTileK * kElemBytes;  // bytes of a K-major B row: the swizzle span
+  static constexpr bool kTmaB = kDirection == ConvDirection::kFwd && kGroupsToMerge == 1 &&
+                                (kSpanB == 32 || kSpanB == 64 || kSpanB == 128);
+  static constexpr bool kTmaA = kDirection == ConvDirection::kBwdWeight && kWarpgroupTileM % 64 == 0;
+  static constexpr int kTmaAtomM = 64;  // bwd_weight A: 128-byte swizzled boxes of 64 rows of M by 8 of K
+  static constexpr int kTmaAtomK = 8;
+
+  // Why the Hopper path cannot build this configuration (empty when it can).
+  static constexpr std::string_view not_buildable() {
+    if (!TD_SM90A_BUILD) return "the build does not target sm_90a";
+    if (!Base::kImplemented) return Base::not_implemented();
+    if (kDataType == DataType::kFp32) return "fp32 (TF32 wgmma reads K-major operands only)";
+    if (Traits::kStreamK) return "stream-K";
+    if (Traits::kWaveK != 1) return "wave_k > 1";
+    if (Traits::kNumWaveGroups != 1) return "num_wave_groups != 1";
+    if (!Base::kStrategy.async_copy || Base::kStages < 2) return "a pipeline without a shared-memory ring";
+    if (kWarpgroupTileM % 64 != 0) return "a warpgroup tile M that is not a multiple of 64";
+    if (kWarpgroupTileN % 8 != 0 || kWarpgroupTileN > 256) return "a warpgroup tile N outside 8..256 by 8";
+    if (kTileK % 16 != 0) return "tile_k not a multiple of 16";
+    if (kVectorA * kElemBytes < 4 || kVectorB * kElemBytes < 4) return "2-byte operand vectors (no cp.async)";
+    if (kAccumulatorsPerThread > 128) return "more than 128 accumulators per consumer thread";
+    if (kSmemBytes > kSmemLimitBytes) return "shared memory";
+    return {};
+  }
+  static constexpr bool kBuildable = not_buildable().empty();
+
+  // ---- CuTe types (only meaningful when kBuildable; placeholders keep the others instantiable) -----------
+  using MmaElement = std::conditional_t<kBuildable, ElementMma, cute::half_t>;
+  using MmaOp = decltype(cute::SM90::GMMA::ss_op_selector<
+                         MmaElement, MmaElement, float,
+                         cute::Shape<cute::_64, cute::Int<kBuildable ? kWarpgroupTileN : 64>, cute::Int<16>>,
+                         kBuildable ? kMajorA : cute::GMMA::Major::K, kBuildable ? kMajorB : cute::GMMA::Major::K>());
+  using TiledMma = decltype(cute::make_tiled_mma(
+      MmaOp{}, cute::Layout<cute::Shape<cute::Int<kWarpgroupsM>, cute::Int<kWarpgroupsN>, cute::_1>>{}));
+  static constexpr int kShapeM = kBuildable ? kTileM : 64, kShapeN = kBuildable ? kTileN : 64;
+  static constexpr int kShapeK = kBuildable ? kTileK : 64, kShapeStages = kBuildable ? kStages : 2;
+  static constexpr int kShapeWgM = kBuildable ? kWarpgroupTileM : 64, kShapeWgN = kBuildable ? kWarpgroupTileN : 64;
+  using SmemLayoutA = decltype(cute::tile_to_shape(
+      make_gmma_smem_atom<MmaElement, kBuildable ? kMajorA : cute::GMMA::Major::K, kShapeWgM, kShapeK>(),
+      cute::make_shape(cute::Int<kShapeM>{}, cute::Int<kShapeK>{}, cute::Int<kShapeStages>{})));
+  using SmemLayoutB = decltype(cute::tile_to_shape(
+      make_gmma_smem_atom<MmaElement, kBuildable ? kMajorB : cute::GMMA::Major::K, kShapeWgN, kShapeK>(),
+      cute::make_shape(cute::Int<kShapeN>{}, cute::Int<kShapeK>{}, cute::Int<kShapeStages>{})));
+
+  // What the producer's gathers (OperandGather, implicit_gemm_kernel.cuh) read from a config.
+  struct Producer {
+    using Index = typename Sm90Config::Index;
+    using ElementGlobal = typename Sm90Config::ElementGlobal;
+    static constexpr int kTileK = Sm90Config::kTileK;
+    static constexpr int kThreads = Sm90Config::kProducerThreads;
+    static constexpr int kElemBytes = Sm90Config::kElemBytes;
+  };
+};
+
+}  // namespace tiledispatch::kernels::sm90

@@ -1,0 +1,64 @@
+// The shared-memory ring between the producer warpgroup and the consumer warpgroups: per stage a "full"
+// mbarrier (every producer thread's cp.async gathers have landed, and the elected thread's TMA bytes, which
+// it announces with one more arrival) and an "empty" one (each consumer warpgroup's wgmma batches that read
+// the stage have completed: one arrival per warpgroup, by its first thread, as wgmma is warpgroup-collective;
+// an arrival per thread would serialise 128 shared-memory atomics per warpgroup and stage). Each side keeps its own (stage, phase) cursor; the producer starts on the opposite
+// phase, so its first pass over the ring does not wait.
+#pragma once
+
+#include <cutlass/arch/barrier.h>
+
+#include <cstdint>
+
+namespace tiledispatch::kernels::sm90 {
+
+template <int Stages>
+struct RingCursor {
+  int stage = 0;
+  uint32_t phase = 0;
+  __device__ void advance() {
+    if (++stage == Stages) {
+      stage = 0;
+      phase ^= 1u;
+    }
+  }
+};
+
+template <int Stages>
+struct Ring {
+  uint64_t* full;   // [Stages]
+  uint64_t* empty;  // [Stages]
+
+  // One thread initialises; the caller then synchronises the block.
+  __device__ void init(int producer_threads, int consumer_warpgroups) const {
+    for (int s = 0; s < Stages; ++s) {
+      cutlass::arch::ClusterBarrier::init(&full[s], uint32_t(producer_threads + 1));
+      cutlass::arch::ClusterBarrier::init(&empty[s], uint32_t(consumer_warpgroups));
+    }
+    cutlass::arch::fence_barrier_init();
+  }
+  __device__ void producer_acquire(const RingCursor<Stages>& c) const {
+    cutlass::arch::ClusterBarrier::wait(&empty[c.stage], c.phase ^ 1u);
+  }
+  // Arrives on the full barrier once this thread's cp.async operations so far have completed.
+  __device__ void producer_commit(const RingCursor<Stages>& c) const {
+    cutlass::arch::cpasync_barrier_arrive_noinc(&full[c.stage]);
+  }
+  // The elected producer thread's arrival: announces `tma_bytes` (0: no TMA this stage).
+  __device__ void producer_expect(const RingCursor<Stages>& c, uint32_t tma_bytes) const {
+    if (tma_bytes != 0) {
+      cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&full[c.stage], tma_bytes);
+    } else {
+      cutlass::arch::ClusterBarrier::arrive(&full[c.stage]);
+    }
+  }
+  __device__ void consumer_wait(const RingCursor<Stages>& c) const {
+    cutlass::arch::ClusterBarrier::wait(&full[c.stage], c.phase);
+  }
+  // Called by every consumer thread after its warpgroup_wait; `signals` is true for one thread per warpgroup.
+  __device__ void consumer_release(const RingCursor<Stages>& c, bool signals) const {
+    if (signals) cutlass::arch::ClusterBarrier::arrive(&empty[c.stage]);
+  }
+};
+
+}  // namespace tiledispatch::kernels::sm90
