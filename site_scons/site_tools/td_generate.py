@@ -183,11 +183,8 @@ def _generate_method(env: Environment, direction: str) -> list[Node]:
 
 
 def generate(env: Environment) -> None:
-    # The build runs the generators in-process; the repository root must stay importable while it builds,
-    # not only while the SConstruct is read (SCons restores sys.path after reading it).
-    root = env.Dir("#").abspath
-    if root not in sys.path:
-        sys.path.insert(0, root)
+    # The build runs the generators in-process; site_scons/site_init.py keeps the repository root on
+    # sys.path for the whole build (SCons restores sys.path after reading the SConstruct and each tool).
     try:
         env["TD_BUILD_API"] = importlib.import_module("generators.build_api")
     except ImportError as error:
