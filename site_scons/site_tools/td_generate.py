@@ -151,7 +151,8 @@ def _input_files(env: Environment, legacy_dir: Path) -> list[Node]:
     root = Path(env.Dir("#").abspath)
     files = [path for folder in GENERATOR_INPUT_DIRS for path in (root / folder).rglob("*")]
     if legacy_dir.is_dir():
-        files += legacy_dir.rglob("*")
+        # Only what the generator reads: the .conf files (a stray folder of other things is not an input).
+        files += legacy_dir.rglob("*.conf")
     wanted = sorted(path for path in files if path.is_file() and "__pycache__" not in path.parts)
     return [env.File(str(path)) for path in wanted]
 
