@@ -1,7 +1,11 @@
-"""Entry point of ``python -m generators``."""
+"""Entry point of ``python -m generators``: Ctrl-C, even while modules load, is one line and status 130."""
 
 import sys
 
-from generators.cli import main
+try:
+    from generators.cli import main
 
-sys.exit(main())
+    sys.exit(main())
+except KeyboardInterrupt:
+    sys.stderr.write("python -m generators: interrupted\n")
+    sys.exit(130)
