@@ -141,6 +141,11 @@ def _recover_and_compare(sandbox: Sandbox, clean: dict[str, tuple[int, bytes]]) 
     _build(sandbox, "profiler", "check")
     build = sandbox.root / "build" / VARIANT
     assert not sorted(build.rglob("*.tdtmp")), "temporary files left behind"
+    umask = os.umask(0)
+    os.umask(umask)
+    written = [*build.glob("plan_*.json"), *(p for p in (build / "gen").rglob("*") if p.is_file())]
+    modes = {p.stat().st_mode & 0o777 for p in written}
+    assert modes == {0o666 & ~umask}, f"generated files not created with the umask: {sorted(map(oct, modes))}"
     recovered = _snapshot(sandbox)
     assert sorted(recovered) == sorted(clean)
     differing = [path for path in clean if recovered[path] != clean[path]]
