@@ -29,7 +29,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))  # run as a script from anywhere: the repository's own packages
+from generators.atomic_files import write_atomic  # noqa: E402
 
 Direction = Literal["fwd", "bwd_data", "bwd_weight"]
 DType = Literal["fp16", "bf16", "fp32"]
@@ -38,10 +43,22 @@ CATEGORIES: tuple[Category, ...] = ("dense", "grouped", "depthwise", "3d")
 DIRECTIONS: tuple[Direction, ...] = ("fwd", "bwd_data", "bwd_weight")
 DTYPES: tuple[DType, ...] = ("fp16", "bf16", "fp32")
 L2_FLUSH_BYTES = 256 << 20
+# Tensors of 2^62 elements or more, or extents of 2^31 or more, are rejected, as the profiler's
+# problem.hpp validate() does (its element counts are int64).
+MAX_ELEMENTS = 1 << 62
+MAX_EXTENT = (1 << 31) - 1
 
 
 class UsageError(Exception):
     """A bad command line or input file: one message, exit code 2."""
+
+
+class SweepError(Exception):
+    """The profiler failed: one message; the exit code is the profiler's (2 usage, 3 no GPU) or 1."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status if status in (1, 2, 3) else 1
 
 
 class Problem(BaseModel):
@@ -70,6 +87,37 @@ class Problem(BaseModel):
     dilation_d: int
     dilation_h: int
     dilation_w: int
+
+    @model_validator(mode="after")
+    def _valid(self) -> Problem:
+        """The profiler's rules: positive extents, strides and dilations, pads >= 0, G dividing C and K, an
+        output of at least one element per dimension, no tensor of 2^62 elements or more."""
+        positive = ("N", "C", "K", "G", "Di", "Hi", "Wi", "Z", "Y", "X")
+        positive += ("stride_d", "stride_h", "stride_w", "dilation_d", "dilation_h", "dilation_w")
+        for field in positive:
+            value = getattr(self, field)
+            if not 1 <= value <= MAX_EXTENT:
+                raise ValueError(f"{field} = {value}: accepted 1 to {MAX_EXTENT}")
+        for field in ("pad_d", "pad_h", "pad_w"):
+            value = getattr(self, field)
+            if not 0 <= value <= MAX_EXTENT:
+                raise ValueError(f"{field} = {value}: accepted 0 to {MAX_EXTENT}")
+        if self.C % self.G or self.K % self.G:
+            raise ValueError(f"G = {self.G} must divide C = {self.C} and K = {self.K}")
+        out = self.output()
+        if min(out) < 1:
+            shape = "x".join(map(str, out))
+            raise ValueError(f"output {shape} is empty (filter larger than the padded input)")
+        spatial_in = self.Di * self.Hi * self.Wi
+        sizes = {
+            "input": self.N * self.C * spatial_in,
+            "weight": self.K * (self.C // self.G) * self.Z * self.Y * self.X,
+            "output": self.N * self.K * math.prod(out),
+        }
+        for tensor, elements in sizes.items():
+            if elements >= MAX_ELEMENTS:
+                raise ValueError(f"{tensor} tensor of {elements} elements: accepted fewer than 2^62")
+        return self
 
     @property
     def ndim(self) -> int:
@@ -126,23 +174,54 @@ def category_of(problem: Problem) -> Category:
     return "dense"
 
 
-def read_problems(path: Path) -> list[Problem]:
-    if not path.is_file():
+PROBLEM_COLUMNS = tuple(name for name in Problem.model_fields if name not in ("index", "name"))
+
+
+def _table_text(path: Path) -> str:
+    if not path.exists():
         raise UsageError(f"problem table '{path}' does not exist")
-    with path.open(newline="") as f:
-        rows = list(csv.DictReader(f))
+    if not path.is_file():
+        raise UsageError(f"problem table '{path}' is not a regular file")
+    try:
+        return path.read_bytes().decode("utf-8")
+    except OSError as e:
+        raise UsageError(f"problem table '{path}': cannot read it: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise UsageError(f"problem table '{path}': byte {e.start} is not UTF-8") from None
+
+
+def read_problems(path: Path) -> list[Problem]:
+    """The rows of a CK problem table; UsageError naming the file, row and value for anything else."""
+    text = _table_text(path)
+    if "\0" in text:
+        line = text[: text.index("\0")].count("\n") + 1
+        raise UsageError(f"{path}: line {line}: a NUL byte")
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = reader.fieldnames or []
+    missing = [column for column in PROBLEM_COLUMNS if column not in header]
+    unknown = [column for column in header if column not in (*PROBLEM_COLUMNS, "name")]
+    if missing or unknown or len(set(header)) != len(header):
+        raise UsageError(
+            f"{path}: row 1: header {','.join(header)!r}; accepted: optional name, then "
+            f"{','.join(PROBLEM_COLUMNS)} (each once)"
+        )
     problems = []
-    for index, row in enumerate(rows):
-        try:
-            problems.append(
-                Problem(
-                    index=index, name=row.get("name", ""), **{k: v for k, v in row.items() if k != "name"}
-                )
-            )
-        except ValidationError as e:
-            first = e.errors()[0]
-            where = ".".join(str(part) for part in first["loc"])
-            raise UsageError(f"{path}: row {index + 2}: {where}: {first['msg']}") from None
+    try:
+        for index, row in enumerate(reader):
+            where = f"{path}: row {reader.line_num}"
+            if None in row or None in row.values():
+                raise UsageError(f"{where}: {len(header)} cells expected")
+            cells = {k: v for k, v in row.items() if k != "name"}
+            try:
+                problems.append(Problem(index=index, name=row.get("name") or "", **cells))
+            except ValidationError as e:
+                first = e.errors()[0]
+                field = ".".join(str(part) for part in first["loc"])
+                message = str(first.get("ctx", {}).get("error", first["msg"]))
+                shown = f"{field}: " if field else ""
+                raise UsageError(f"{where}: {shown}{message}") from None
+    except csv.Error as e:
+        raise UsageError(f"{path}: row {reader.line_num}: {e}") from None
     if not problems:
         raise UsageError(f"{path}: no problem rows")
     return problems
@@ -190,18 +269,6 @@ def format_table(rows: Sequence[Comparison], means: dict[Category, float]) -> st
     return "\n".join(lines) + "\n"
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
 def write_csv(path: Path, rows: Sequence[Comparison]) -> None:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -232,7 +299,7 @@ def write_csv(path: Path, rows: Sequence[Comparison]) -> None:
                 _fmt(r.ratio, 4),
             ]
         )
-    _write_atomically(path, out.getvalue().encode())
+    write_atomic(path, out.getvalue().encode())
 
 
 def plot_png(path: Path, rows: Sequence[Comparison], means: dict[Category, float]) -> None:
@@ -257,7 +324,7 @@ def plot_png(path: Path, rows: Sequence[Comparison], means: dict[Category, float
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=120)
     plt.close(fig)
-    _write_atomically(path, buffer.getvalue())
+    write_atomic(path, buffer.getvalue())
 
 
 def run_profiler_sweep(
@@ -284,8 +351,11 @@ def run_profiler_sweep(
     ]
     result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=sys.stderr, check=False)
     if result.returncode not in (0, 1) or not json_path.is_file():
-        raise RuntimeError(f"profiler exited with {result.returncode}: {' '.join(command)}")
-    return json.loads(json_path.read_text())["results"]
+        raise SweepError(f"profiler {profiler} exited with {result.returncode}", result.returncode)
+    try:
+        return list(json.loads(json_path.read_text(encoding="utf-8"))["results"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise SweepError(f"profiler {profiler} wrote an unreadable {json_path.name}: {e}", 1) from None
 
 
 def time_cudnn(problem: Problem, direction: Direction, dtype: DType, warmup: int, repeat: int) -> float:
@@ -372,14 +442,34 @@ def compare(
 
 def _list_arg(text: str, accepted: Sequence[str], what: str) -> list[str]:
     values = text.split(",")
-    for v in values:
+    for index, v in enumerate(values):
         if v not in accepted:
             raise UsageError(f"unknown {what} '{v}' (accepted: {', '.join(accepted)})")
+        if v in values[:index]:
+            raise UsageError(f"{what} '{v}' given twice (accepted: each once)")
     return values
 
 
+def _check_out_dir(out_dir: Path) -> None:
+    """The output folder must be a folder or creatable; nothing is created until there is a result."""
+    probe = out_dir
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise UsageError(f"--out-dir '{out_dir}': '{probe}' is not a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise UsageError(f"--out-dir '{out_dir}': '{probe}' is not writable")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line and exit 2, as for every other bad input
+        raise UsageError(message)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _Parser(description=__doc__.split("\n\n")[0])
     parser.add_argument("problems", type=Path, help="CK problem table (CSV, optional name column)")
     parser.add_argument(
         "--profiler",
@@ -394,36 +484,58 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--instances", default="", help="regex passed to the profiler's --instances")
-    args = parser.parse_args(argv)
     try:
+        args = parser.parse_args(argv)
         directions = _list_arg(args.directions, DIRECTIONS, "direction")
         dtypes = _list_arg(args.dtypes, DTYPES, "dtype")
         problems = read_problems(args.problems)
         for profiler in args.profiler:
-            if not profiler.is_file():
+            if not profiler.exists():
                 raise UsageError(f"profiler '{profiler}' does not exist")
+            if not profiler.is_file() or not os.access(profiler, os.X_OK):
+                raise UsageError(f"profiler '{profiler}' is not an executable file")
         if args.warmup < 0 or args.repeat < 1:
             raise UsageError("--warmup must be >= 0 and --repeat >= 1")
+        _check_out_dir(args.out_dir)
     except UsageError as e:
         print(f"error: {e}", file=sys.stderr)
         parser.print_usage(sys.stderr)
         return 2
+    try:
+        return _run(args, problems, directions, dtypes)
+    except SweepError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return e.status
+    except ImportError as e:  # PyTorch (cuDNN timing) or matplotlib (chart) missing
+        print(f"error: {e}", file=sys.stderr)
+        return 3
+    except OSError as e:
+        print(f"error: cannot write to --out-dir '{args.out_dir}': {e.strerror or e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace, problems: list[Problem], directions: list[str], dtypes: list[str]) -> int:
     extra = ["--warmup", str(args.warmup), "--repeat", str(args.repeat)]
     if args.instances:
         extra += ["--instances", args.instances]
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    records = [
-        record
-        for index, profiler in enumerate(args.profiler)
-        for record in run_profiler_sweep(
-            profiler, args.problems, directions, dtypes, args.out_dir / f"ours_{index}.json", extra
-        )
-    ]
-    rows = compare(problems, best_ours(records), directions, dtypes, args.warmup, args.repeat)
+    records = []
+    # The sweeps write into a scratch folder; the output folder appears only once there are results.
+    with tempfile.TemporaryDirectory(prefix="compare_cudnn.") as scratch:
+        sweeps = []
+        for index, profiler in enumerate(args.profiler):
+            json_path = Path(scratch) / f"ours_{index}.json"
+            records += run_profiler_sweep(profiler, args.problems, directions, dtypes, json_path, extra)
+            sweeps.append(json_path)
+        rows = compare(problems, best_ours(records), directions, dtypes, args.warmup, args.repeat)
+        for json_path in sweeps:
+            write_atomic(args.out_dir / json_path.name, json_path.read_bytes())
     means = geomean_by_category(rows)
     table = format_table(rows, means)
     print(table)
-    _write_atomically(args.out_dir / "compare_cudnn.md", table.encode())
+    write_atomic(args.out_dir / "compare_cudnn.md", table.encode())
     write_csv(args.out_dir / "compare_cudnn.csv", rows)
     plot_png(args.out_dir / "compare_cudnn.png", rows, means)
     print(f"wrote {args.out_dir / 'compare_cudnn.csv'} and {args.out_dir / 'compare_cudnn.png'}")

@@ -1,8 +1,9 @@
 """``python -m generators {list,count,show,export-json,parity,generate}``.
 
-Bad input never gets a traceback: an unknown option or value prints one line naming it and what is accepted
-and exits 2; a missing legacy directory or an unwritable output does the same. ``parity`` exits 1 when the
-report is not ok.
+Bad input never gets a traceback: an unknown option or value, or one given twice, prints one line naming it
+and what is accepted and exits 2; a missing or empty legacy directory, a bad legacy line (file and line) or an
+unwritable output does the same. Ctrl-C prints one line and exits 130. ``parity`` exits 1 when the report is
+not ok. Output files are written atomically (``generators.atomic_files``).
 """
 
 from __future__ import annotations
@@ -38,9 +39,11 @@ class _Parser(argparse.ArgumentParser):
 
 def _choices(text: str, accepted: Sequence[str], what: str) -> list[str]:
     values = [v.strip() for v in text.split(",") if v.strip()]
-    for value in values:
+    for index, value in enumerate(values):
         if value not in accepted:
             raise UsageError(f"unknown {what} {value!r}; accepted: {', '.join(accepted)}")
+        if value in values[:index]:
+            raise UsageError(f"{what} {value!r} given twice in {text!r}; accepted: each value once")
     if not values:
         raise UsageError(f"empty {what}; accepted: {', '.join(accepted)}")
     return values
@@ -53,9 +56,7 @@ def _parser(ruleset_names: Sequence[str]) -> _Parser:
     common.add_argument("--dtype", default="fp16,bf16,fp32", help="comma-separated dtypes")
     common.add_argument("--ndim", default="2,3", help="comma-separated spatial dims")
     common.add_argument("--arch", default=DEFAULT_ARCH, help=f"one of {', '.join(ARCH_NAMES)}")
-    common.add_argument(
-        "--legacy-dir", type=Path, default=DEFAULT_LEGACY_DIR, help="CK Builder .conf directory"
-    )
+    common.add_argument("--legacy-dir", default=str(DEFAULT_LEGACY_DIR), help="CK Builder .conf directory")
     parser = _Parser(
         prog=PROG, description="tiledispatch configurations: list, count, show, export, generate"
     )
@@ -82,7 +83,9 @@ class _Selection:
             raise UsageError(f"unknown arch {args.arch!r}; accepted: {', '.join(ARCH_NAMES)}")
         self.ruleset: str = args.ruleset
         self.arch: str = args.arch
-        self.legacy_dir: Path = args.legacy_dir
+        if not str(args.legacy_dir).strip():
+            raise UsageError("empty --legacy-dir; accepted: a directory of CK Builder .conf files")
+        self.legacy_dir = Path(args.legacy_dir)
         self.directions = [Direction(d) for d in _choices(args.direction, Direction.values(), "direction")]
         self.dtypes = [DataType(d) for d in _choices(args.dtype, DataType.values(), "dtype")]
         self.ndims = [int(n) for n in _choices(args.ndim, [str(n) for n in NDIMS], "ndim")]
@@ -231,3 +234,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130

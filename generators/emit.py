@@ -7,14 +7,13 @@ Output is byte-identical across runs: sorted by name, LF endings, a banner witho
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
 import jinja2
 
+from generators.atomic_files import remove_stale_temporaries, write_if_changed
 from generators.chunking import DEFAULT_CHUNK, chunk_names
 from generators.config import DepthwiseConfig, KernelConfig
 from generators.enums import Direction
@@ -143,22 +142,12 @@ def prune_stale(out_dir: Path, direction: Direction, planned: Iterable[str]) -> 
 
 
 def write_files(out_dir: Path, files: Mapping[str, str]) -> list[str]:
-    """Write ``files`` under ``out_dir`` atomically (temp file + rename); unchanged files are not touched.
+    """Write ``files`` under ``out_dir`` atomically (``generators.atomic_files``); unchanged files are not
+    touched. Temporaries that a killed earlier writer left under ``out_dir`` are removed first.
 
     Returns the relative paths of all ``files`` (written or already current), sorted.
     """
+    remove_stale_temporaries(out_dir)
     for relative, text in files.items():
-        target = out_dir / relative
-        data = text.encode("utf-8")
-        if target.is_file() and target.read_bytes() == data:
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-            os.replace(temp, target)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        write_if_changed(out_dir / relative, text)
     return sorted(files)

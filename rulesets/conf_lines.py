@@ -38,6 +38,19 @@ NATIVE_PIPELINE_TOKENS = (
 )
 
 
+# Tokens of a native line that upstream's converter does not read (the file name decides ndim, layout, dtype)
+# but that must still be tokens a CK instance string can hold: anything else is a typo or junk, not a line.
+NATIVE_LAYOUT_TOKENS = (
+    ("NHWGC", "GKYXC", "EmptyTuple", "NHWGK"),
+    ("NDHWGC", "GKZYXC", "EmptyTuple", "NDHWGK"),
+)
+NATIVE_TYPE_TOKENS = ("fp16", "bf16", "fp32")
+NATIVE_ACC_TOKENS = ("fp32",)
+NATIVE_DS_TOKENS = ("EmptyTuple",)
+NATIVE_CDE_TOKENS = ("PassThrough",)
+NATIVE_NDIMS = (1, 2, 3)
+
+
 class LineFormatError(ValueError):
     """A line that no known format explains: ``problem`` and what was ``expected``."""
 
@@ -454,10 +467,17 @@ def _parse_native(fmt: LegacyFormat, text: str, args: list[str]) -> NativeLine:
     # Backward data has no ExplicitGemm field: everything after SplitImage moves one place left.
     shift = 0 if has_explicit else -1
     at = lambda index: args[index + shift]  # noqa: E731 - positions below are those of the 31-field form
+    layout_tokens = tuple(args[2:6])
+    if layout_tokens not in NATIVE_LAYOUT_TOKENS:
+        accepted = " or ".join(",".join(tokens) for tokens in NATIVE_LAYOUT_TOKENS)
+        raise LineFormatError(f"layout fields {','.join(layout_tokens)!r}", accepted)
+    ndim = _int(args[0], "NDim")
+    if ndim not in NATIVE_NDIMS:
+        raise LineFormatError(f"NDim is {ndim}", ", ".join(str(n) for n in NATIVE_NDIMS))
     fields: dict[str, object] = {
-        "ndim": _int(args[0], "NDim"),
+        "ndim": ndim,
         "spec": _token(args[1], "specialization", NATIVE_SPEC_TOKENS),
-        "layout_tokens": tuple(args[2:6]),
+        "layout_tokens": layout_tokens,
         "vector_a": _int(args[6], "VecA"),
         "vector_b": _int(args[7], "VecB"),
         "vector_c": _int(args[8], "VecC"),
@@ -479,16 +499,16 @@ def _parse_native(fmt: LegacyFormat, text: str, args: list[str]) -> NativeLine:
     for offset, name in enumerate(names):
         fields[name] = _int(at(12 + offset), name)
     fields.update(
-        a_type=at(21),
-        b_type=at(22),
+        a_type=_token(at(21), "AType", NATIVE_TYPE_TOKENS),
+        b_type=_token(at(22), "BType", NATIVE_TYPE_TOKENS),
         pipeline=_token(at(23), "pipeline", NATIVE_PIPELINE_TOKENS),
         scheduler=_token(at(24), "scheduler", SCHEDULER_TOKENS),
         double_smem_buffer=_bool(at(25), "DoubleSmemBuffer"),
         num_wave_groups=_int(at(26), "NumWaveGroups"),
-        acc_type=at(27),
-        e_type=at(28),
-        ds_type=at(29),
-        cde_op=at(30),
+        acc_type=_token(at(27), "AccType", NATIVE_ACC_TOKENS),
+        e_type=_token(at(28), "EType", NATIVE_TYPE_TOKENS),
+        ds_type=_token(at(29), "DsType", NATIVE_DS_TOKENS),
+        cde_op=_token(at(30), "CDEOp", NATIVE_CDE_TOKENS),
     )
     if len(args) == 32:
         if args[31] != "0":
@@ -513,8 +533,15 @@ def _parse_depthwise(args: list[str]) -> DepthwiseLine:
     return DepthwiseLine(**{name: _int(value, name) for name, value in zip(names, args, strict=True)})
 
 
+def _reject_control_characters(text: str) -> None:
+    for column, char in enumerate(text.rstrip("\r\n"), start=1):
+        if (ord(char) < 0x20 and char != "\t") or ord(char) == 0x7F:
+            raise LineFormatError(f"control character U+{ord(char):04X} at column {column}", "printable text")
+
+
 def parse_line(text: str) -> LegacyLine:
     """Parse one non-comment line. Raises ``LineFormatError`` when no known format explains it."""
+    _reject_control_characters(text)
     try:
         op, argument_text = split_device_op(text)
     except ValueError as error:

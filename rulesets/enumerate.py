@@ -21,7 +21,7 @@ from rulesets.default import default_configs
 from rulesets.errors import RulesetError
 from rulesets.full import rule_configs
 from rulesets.legacy import convert_legacy_text
-from rulesets.legacy_files import discover, parse_file_name
+from rulesets.legacy_files import discover, parse_file_name, read_conf_text
 from rulesets.request import NDIMS, RejectedConfig, RulesetName, RulesetRequest, RulesetResult, SkippedLine
 from rulesets.selection import full_tests, tiny
 from rulesets.warp_tile import WarpTileKConvention
@@ -64,7 +64,7 @@ def legacy_source(request: RulesetRequest, subsets: tuple[str, ...]) -> LegacySo
             f"legacy directory {root} does not exist; accepted: a CK Builder configs directory"
         )
     files = tuple(
-        (path, path.read_text(encoding="utf-8"))
+        (path, read_conf_text(path))
         for path in discover(root)
         if (name := parse_file_name(root, path)).subset in subsets and name.direction is request.direction
     )

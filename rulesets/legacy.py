@@ -21,14 +21,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from generators.config import AnyConfig
 from rulesets.conf_lines import LineFormatError, parse_line
 from rulesets.conf_tokens import is_comment_or_blank
 from rulesets.errors import LegacyFormatError, RulesetError
 from rulesets.legacy_convert import convert_line
-from rulesets.legacy_files import LegacyFileName, discover, parse_file_name
+from rulesets.legacy_files import (
+    LegacyFileName,
+    describe_validation_error,
+    discover,
+    parse_file_name,
+    read_conf_text,
+)
 from rulesets.warp_tile import WarpTileKConvention
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -65,7 +71,7 @@ class LegacyFileResult(BaseModel):
 
 
 def read_legacy_file(root: Path, path: Path, convention: WarpTileKConvention) -> LegacyFileResult:
-    return convert_legacy_text(root, path, path.read_text(encoding="utf-8"), convention)
+    return convert_legacy_text(root, path, read_conf_text(path), convention)
 
 
 def convert_legacy_text(
@@ -86,6 +92,10 @@ def convert_legacy_text(
             conversion = convert_line(parse_line(line), file, convention)
         except LineFormatError as error:
             raise LegacyFormatError(path, number, error.problem, error.expected) from None
+        except ValidationError as error:
+            # A line of a known format whose values make no configuration: name the field and the value.
+            problem, expected = describe_validation_error(error)
+            raise LegacyFormatError(path, number, problem, expected) from None
         if conversion.skip_reason is not None:
             outcomes.append(
                 LineOutcome(line_number=number, text=line, status="skipped", reason=conversion.skip_reason)
@@ -123,4 +133,9 @@ def read_legacy_dir(root: Path, convention: WarpTileKConvention) -> tuple[Legacy
         raise RulesetError(
             f"legacy directory {root} does not exist; pass --legacy-dir / legacy_dir= a configs dir"
         )
-    return tuple(read_legacy_file(root, path, convention) for path in discover(root))
+    paths = discover(root)
+    if not paths:
+        raise RulesetError(
+            f"legacy directory {root} holds no .conf files; pass --legacy-dir / legacy_dir= a configs dir"
+        )
+    return tuple(read_legacy_file(root, path, convention) for path in paths)

@@ -7,11 +7,12 @@ upstream makes one configuration per dtype from each of its lines.
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from generators.enums import DataType, Direction
 from rulesets.errors import LegacyFormatError
@@ -22,6 +23,7 @@ DIRECTION_DIRS: MappingProxyType[str, Direction] = MappingProxyType(
 SUBSETS = ("profiler", "tests")
 _LAYOUT_NDIM = MappingProxyType({"nhwgc": 2, "ndhwgc": 3, "ngchw": 2})
 _SUFFIXES = ("streamk",)
+_READABLE = "a readable .conf file"
 _EXPECTED_NAME = "<layout>_<dtype>[_streamk].conf or ngchw_depthwise[_<dtype>].conf"
 
 
@@ -80,5 +82,55 @@ def parse_file_name(root: Path, path: Path) -> LegacyFileName:
 
 
 def discover(root: Path) -> tuple[Path, ...]:
-    """Every ``.conf`` file under ``root``, sorted (deterministic order)."""
+    """Every entry named ``*.conf`` under ``root``, sorted (deterministic order). Folders, links and special
+    files named so are included: reading one (``read_conf_text``) says what is wrong with it."""
     return tuple(sorted(root.rglob("*.conf")))
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def read_conf_text(path: Path) -> str:
+    """A legacy file's text; ``LegacyFormatError`` naming the file (and the line, for bytes that are not
+    UTF-8) for anything that is not a readable regular UTF-8 file. Never opens a FIFO (it would block)."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        what = "a dangling symbolic link" if path.is_symlink() else "missing"
+        raise LegacyFormatError(path, 0, what, _READABLE) from None
+    except OSError as error:
+        raise LegacyFormatError(path, 0, f"cannot read it: {error.strerror}", _READABLE) from None
+    if not stat.S_ISREG(mode):
+        raise LegacyFormatError(path, 0, _kind(mode), "a regular .conf file")
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise LegacyFormatError(path, 0, f"cannot read it: {error.strerror}", _READABLE) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        bad = data[error.start : error.end].hex()
+        problem = f"byte 0x{bad} at column {column} is not UTF-8"
+        raise LegacyFormatError(path, line, problem, "UTF-8 text") from None
+
+
+def describe_validation_error(error: ValidationError) -> tuple[str, str]:
+    """(problem, expected) of a configuration model's first complaint: the field, its value and the rule,
+    never the whole pydantic report."""
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or error.title
+    message = str(first.get("ctx", {}).get("error", first["msg"]))
+    value = first.get("input")
+    shown = "" if isinstance(value, dict) else f" = {value!r}"
+    return f"{field}{shown}: {message}", f"a valid {error.title} field"

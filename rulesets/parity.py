@@ -174,7 +174,12 @@ def build_report(
     chosen = WarpTileKConvention(convention)
     files: list[FileParity] = []
     errors: list[str] = []
-    for path in discover(root):
+    paths = discover(root)
+    if not paths:
+        raise RulesetError(
+            f"legacy directory {root} holds no .conf files; accepted: a CK Builder configs directory"
+        )
+    for path in paths:
         try:
             files.append(file_parity(read_legacy_file(root, path, chosen), arch))
         except LegacyFormatError as error:

@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "input_file.hpp"
 #include "options.hpp"
 
 namespace tiledispatch::profiler {
@@ -33,6 +34,7 @@ struct ExpectedFile {
 };
 
 ExpectedFile read_expected(const std::string& path, const std::optional<ConvDirection>& subcommand) {
+  require_regular_file("--verify-instances", path);
   std::ifstream in(path);
   if (!in) throw UsageError("--verify-instances: cannot open '" + path + "'");
   ExpectedFile file;

@@ -1,5 +1,6 @@
 #include "options.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <limits>
@@ -48,6 +49,22 @@ std::vector<std::string> split(const std::string& text, char sep) {
   while (std::getline(in, part, sep)) parts.push_back(part);
   if (!text.empty() && text.back() == sep) parts.emplace_back();
   return parts;
+}
+
+// A comma list of distinct values: an empty list or a value given twice is a usage error (a repeated direction,
+// dtype or split-K would run and report every problem twice).
+template <typename T, typename Parse>
+std::vector<T> parse_distinct_list(const std::string& flag, const std::string& text, Parse parse) {
+  std::vector<T> values;
+  for (const auto& token : split(text, ',')) {
+    const T value = parse(token);
+    if (std::find(values.begin(), values.end(), value) != values.end()) {
+      throw UsageError(flag + ": '" + token + "' given twice");
+    }
+    values.push_back(value);
+  }
+  if (values.empty()) throw UsageError(flag + ": empty list");
+  return values;
 }
 
 std::vector<int64_t> parse_int_list(const std::string& what, const std::string& text) {
@@ -273,15 +290,14 @@ Options parse_command_line(const std::vector<std::string>& args) {
       // Several files may follow one flag: every token up to the next flag.
       while (!inline_value && i + 1 < args.size() && !is_flag(args[i + 1])) options.expected_files.push_back(args[++i]);
     } else if (flag == "--direction") {
-      std::vector<ConvDirection> directions;
-      for (const auto& token : split(value(), ',')) directions.push_back(parse_direction_token(token));
+      const std::vector<ConvDirection> directions =
+          parse_distinct_list<ConvDirection>(flag, value(), parse_direction_token);
       if (options.subcommand && (directions.size() != 1 || directions[0] != *options.subcommand)) {
         throw UsageError("--direction contradicts the subcommand " + subcommand_name(*options.subcommand));
       }
       options.directions = directions;
     } else if (flag == "--dtype") {
-      options.dtypes.clear();
-      for (const auto& token : split(value(), ',')) options.dtypes.push_back(parse_dtype_token(token));
+      options.dtypes = parse_distinct_list<DataType>(flag, value(), parse_dtype_token);
     } else if (flag == "--ndim") {
       flags.ndim = parse_int32(flag, value(), std::numeric_limits<int>::min());
     } else if (flag == "-G") {
@@ -320,9 +336,8 @@ Options parse_command_line(const std::vector<std::string>& args) {
     } else if (flag == "--repeat") {
       options.repeat = parse_int32(flag, value(), 1);
     } else if (flag == "--split-k") {
-      options.split_k.clear();
-      for (const auto& token : split(value(), ',')) options.split_k.push_back(parse_int32(flag, token, 1));
-      if (options.split_k.empty()) throw UsageError("--split-k: empty list");
+      options.split_k =
+          parse_distinct_list<int>(flag, value(), [&flag](const std::string& token) { return parse_int32(flag, token, 1); });
       split_k_given = true;
     } else if (flag == "--instances") {
       options.instance_regex = value();

@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include "input_file.hpp"
 #include "options.hpp"
 
 namespace tiledispatch::profiler {
@@ -35,6 +36,7 @@ std::vector<std::string> split_row(const std::string& line) {
 }  // namespace
 
 std::vector<NamedProblem> read_problem_table(const std::string& path) {
+  require_regular_file("--problems", path);
   std::ifstream in(path);
   if (!in) throw UsageError("--problems: cannot open '" + path + "'");
   std::string line;

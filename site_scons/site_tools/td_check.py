@@ -10,7 +10,6 @@ Method: ``env.TDCheck(profiler, expected) -> report node``.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,8 @@ from pathlib import Path
 from SCons.Action import Action
 from SCons.Environment import Base as Environment
 from SCons.Node import Node
+
+from generators.atomic_files import write_atomic
 
 
 def _verify(target: list, source: list, env: Environment) -> int:
@@ -34,10 +35,7 @@ def _verify(target: list, source: list, env: Environment) -> int:
         print(report, end="", file=sys.stderr)
         print(f"check: {source[1].name} failed (status {run.returncode})", file=sys.stderr)
         return 1
-    path = Path(target[0].abspath)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(report, encoding="utf-8")
-    os.replace(temporary, path)
+    write_atomic(Path(target[0].abspath), report)
     return 0
 
 

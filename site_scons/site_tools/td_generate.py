@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import json
-import os
 import sys
 from dataclasses import dataclass
 from importlib import metadata
@@ -32,6 +30,9 @@ from SCons.Environment import Base as Environment
 from SCons.Node import Node
 from SCons.Script import Exit
 from tiledispatch_build.options import BuildOptions
+from tiledispatch_build.plan_memo import PlanMemo, load_memo, outputs_intact, record_outputs, save_memo
+
+from generators.atomic_files import remove_stale_temporaries
 
 # Folders of the repository whose content decides what the generator writes.
 GENERATOR_INPUT_DIRS = ("generators", "rulesets")
@@ -71,41 +72,51 @@ def _inputs_digest(source: list) -> str:
     return digest.hexdigest()
 
 
-def _memoized_plan(env: Environment, request, source: list) -> tuple[list[str], Enumerated | None]:
-    """``plan(request)``, remembered in the build directory under the digest of its inputs.
+def _memo_path(env: Environment, direction: str) -> Path:
+    return Path(env.Dir(env["TD_BUILD_DIR"]).abspath) / f"plan_{direction}.json"
+
+
+def _memoized_plan(env: Environment, request, source: list) -> tuple[list[str], Enumerated | None, bool]:
+    """``plan(request)``, remembered in the build directory under the digest of its inputs
+    (``tiledispatch_build.plan_memo``), and whether the generated files are still as the last generate
+    action left them.
 
     Enumerating a rule set can take seconds, and the emitter runs on every build, no-op ones included; plan is
     a pure function of the generate node's sources, so an unchanged digest gives the same answer. When the
     plan has to be computed, the enumerated configurations come back too, for the generate action of the same
-    build (one enumeration per build, not one for plan and one for generate).
+    build (one enumeration per build, not one for plan and one for generate). A missing or corrupt memo is a
+    cache miss, never an error.
     """
-    memo = Path(env.Dir(env["TD_BUILD_DIR"]).abspath) / f"plan_{request.direction}.json"
+    path = _memo_path(env, request.direction)
+    remove_stale_temporaries(path.parent)
     key = _inputs_digest(source)
-    if memo.is_file():
-        stored = json.loads(memo.read_text(encoding="utf-8"))
-        if stored.get("key") == key:
-            return stored["plan"], None
+    memo = load_memo(path)
+    if memo is not None and memo.key == key:
+        return list(memo.plan), None, outputs_intact(memo, Path(env.Dir(env["TD_GEN_DIR"]).abspath))
     api = _build_api(env)
     configs = tuple(api.collect_configs(request))
     planned = list(api.plan_configs(request, configs))
-    temporary = memo.with_name(memo.name + ".tmp")
-    temporary.write_text(json.dumps({"key": key, "plan": planned}), encoding="utf-8")
-    os.replace(temporary, memo)
-    return planned, Enumerated(key=key, configs=configs)
+    save_memo(path, PlanMemo(key=key, plan=tuple(planned)))
+    return planned, Enumerated(key=key, configs=configs), False
 
 
 def _emitter(target: list, source: list, env: Environment) -> tuple[list, list]:
     request = _request_of(env, source)
     try:
-        planned, enumerated = _memoized_plan(env, request, source)
+        planned, enumerated, intact = _memoized_plan(env, request, source)
     except (ValueError, OSError) as error:
-        # Bad input (rule set, legacy file) gets one line, never a traceback.
+        # Bad input (rule set, legacy file) or an unwritable build directory gets one line, never a traceback.
         print(f"scons: *** generate {request.direction}: {error}", file=sys.stderr)
         Exit(2)
     gen_dir = env["TD_GEN_DIR"]
     outputs = [env.File(f"{gen_dir}/{relative}") for relative in planned]
     # The node carries the enumeration to the action: per-build state, never module-level.
     outputs[0].attributes.td_enumerated = enumerated
+    if not intact:
+        # A generated file was deleted, truncated or edited, or the last generate action never finished
+        # (killed): SCons would not notice from the sources, so the generate step runs again. It rewrites
+        # only the files whose bytes differ, so only their units recompile.
+        env.AlwaysBuild(outputs)
     return outputs, source
 
 
@@ -127,6 +138,12 @@ def _generate(target: list, source: list, env: Environment) -> int:
         extra = sorted(set(written) - set(declared))
         missing = sorted(set(declared) - set(written))
         raise GenerationMismatchError(f"generate() differs from plan(): extra {extra}, missing {missing}")
+    # Recorded last: a generate action killed before this line leaves a memo without outputs, and the next
+    # build generates again.
+    memo = PlanMemo(
+        key=_inputs_digest(source), plan=tuple(declared), outputs=record_outputs(out_dir, declared)
+    )
+    save_memo(_memo_path(env, request.direction), memo)
     return 0
 
 
@@ -134,7 +151,8 @@ def _input_files(env: Environment, legacy_dir: Path) -> list[Node]:
     root = Path(env.Dir("#").abspath)
     files = [path for folder in GENERATOR_INPUT_DIRS for path in (root / folder).rglob("*")]
     if legacy_dir.is_dir():
-        files += legacy_dir.rglob("*")
+        # Only what the generator reads: the .conf files (a stray folder of other things is not an input).
+        files += legacy_dir.rglob("*.conf")
     wanted = sorted(path for path in files if path.is_file() and "__pycache__" not in path.parts)
     return [env.File(str(path)) for path in wanted]
 
@@ -183,11 +201,8 @@ def _generate_method(env: Environment, direction: str) -> list[Node]:
 
 
 def generate(env: Environment) -> None:
-    # The build runs the generators in-process; the repository root must stay importable while it builds,
-    # not only while the SConstruct is read (SCons restores sys.path after reading it).
-    root = env.Dir("#").abspath
-    if root not in sys.path:
-        sys.path.insert(0, root)
+    # The build runs the generators in-process; site_scons/site_init.py keeps the repository root on
+    # sys.path for the whole build (SCons restores sys.path after reading the SConstruct and each tool).
     try:
         env["TD_BUILD_API"] = importlib.import_module("generators.build_api")
     except ImportError as error:

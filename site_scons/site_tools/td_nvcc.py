@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import SCons.Scanner.C
@@ -27,6 +26,8 @@ from SCons.Node import Node
 from tiledispatch_build.flags import LINK_FLAGS, compile_flags
 from tiledispatch_build.options import BuildOptions
 from tiledispatch_build.toolchain import HERMETIC_ENV, Toolchain
+
+from generators.atomic_files import write_atomic
 
 _TOOL = "$( $NVCC -ccbin $TD_HOST_COMPILER $)"
 _SIGNATURE_VARS = ["TD_TOOLCHAIN_ID"]
@@ -76,10 +77,7 @@ def _write_compile_db(target: list, source: list, env: Environment) -> None:
         }
         for obj, unit in sorted(_compile_entries(env), key=lambda entry: entry[1].path)
     ]
-    path = Path(target[0].abspath)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(entries, indent=1) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
+    write_atomic(Path(target[0].abspath), json.dumps(entries, indent=1) + "\n")
 
 
 def _compile_db(env: Environment, target: str) -> list[Node]:

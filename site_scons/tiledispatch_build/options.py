@@ -8,6 +8,7 @@ accepted set or a malformed number stops the build with one line that names the 
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,10 +92,12 @@ def _choice_list(choices: tuple[str, ...]) -> Parser:
             raise OptionError(
                 f"empty value for {name}; accepted: all, or a comma list of {', '.join(choices)}"
             )
-        for item in items:
+        for index, item in enumerate(items):
             if item not in choices:
                 accepted = f"all, or a comma list of {', '.join(choices)}"
                 raise OptionError(f"bad value '{item}' in {name}={text}; accepted: {accepted}")
+            if item in items[:index]:
+                raise OptionError(f"'{item}' given twice in {name}={text}; accepted: each value once")
         return tuple(choice for choice in choices if choice in items)
 
     return parse
@@ -186,6 +189,34 @@ def _unknown_option_error(name: str) -> OptionError:
     return OptionError(f"unknown option '{name}'{hint}; valid options: {', '.join(names)}")
 
 
+def _cache_dir_problem(path: Path) -> str | None:
+    """Why SCons could not keep a cache in ``path`` (None when it can): it must be a writable directory, or be
+    creatable under the nearest existing parent."""
+    if path.exists():
+        if not path.is_dir():
+            return "it is not a directory"
+        return None if os.access(path, os.W_OK | os.X_OK) else "it is not writable"
+    parent = path.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{parent} is not a directory"
+    return None if os.access(parent, os.W_OK | os.X_OK) else f"{parent} is not writable"
+
+
+def _legacy_dir(text: str, repo_root: Path) -> Path:
+    if not text.strip():
+        raise OptionError("empty value for legacy_dir; accepted: a directory of CK Builder .conf files")
+    legacy_dir = _resolve(text, repo_root)
+    # The legacy files are inputs of the generate step: a folder that holds build/ would make outputs inputs.
+    if (repo_root / "build").resolve().is_relative_to(legacy_dir.resolve()):
+        raise OptionError(
+            f"bad value '{text}' for legacy_dir: it contains the build directory; "
+            "accepted: a directory of CK Builder .conf files"
+        )
+    return legacy_dir
+
+
 def _resolve(path_text: str, repo_root: Path) -> Path:
     path = Path(path_text).expanduser()
     return path if path.is_absolute() else repo_root / path
@@ -212,6 +243,11 @@ def parse_options(arguments: Mapping[str, str], repo_root: Path) -> BuildOptions
         )
 
     cache_text = str(values["cache_dir"])
+    cache_dir = _resolve(cache_text, repo_root) if cache_text else None
+    problem = _cache_dir_problem(cache_dir) if cache_dir is not None else None
+    if problem is not None:
+        accepted = "a writable directory"
+        raise OptionError(f"bad value '{cache_text}' for cache_dir: {problem}; accepted: {accepted}")
     return BuildOptions(
         ruleset=values["ruleset"],
         arch=values["arch"],
@@ -220,9 +256,9 @@ def parse_options(arguments: Mapping[str, str], repo_root: Path) -> BuildOptions
         ndims=tuple(int(ndim) for ndim in values["ndims"]),
         toolchain=values["toolchain"],
         cuda_root=cuda_root,
-        legacy_dir=_resolve(str(values["legacy_dir"]), repo_root),
+        legacy_dir=_legacy_dir(str(values["legacy_dir"]), repo_root),
         chunk=values["chunk"],
-        cache_dir=_resolve(cache_text, repo_root) if cache_text else None,
+        cache_dir=cache_dir,
         jobs=values["jobs"],
         memory_gib=values["memory"],
         verbose=values["verbose"],

@@ -19,6 +19,9 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FIXTURE_REPO = Path(__file__).resolve().parent / "fixture_repo"
 VARIANT = "tiny-sm_90a"
+# As `.venv/bin/scons` runs it: ``-P`` keeps the working directory off sys.path (``python -m`` would put the
+# checkout there and hide a build that cannot import its own packages once SCons has restored sys.path).
+SCONS = (sys.executable, "-P", "-m", "SCons")
 
 
 @dataclass(frozen=True)
@@ -39,7 +42,7 @@ class Sandbox:
         return self.build / "gen"
 
     def scons(self, *args: str, env: dict[str, str] | None = None, check: bool = True):
-        command = [sys.executable, "-m", "SCons", f"cuda_root={self.cuda}", "toolchain=system", *args]
+        command = [*SCONS, f"cuda_root={self.cuda}", "toolchain=system", *args]
         run = subprocess.run(
             command, cwd=self.root, capture_output=True, text=True, env=env or os.environ.copy(), check=False
         )
@@ -79,6 +82,8 @@ def make_sandbox(path: Path) -> Sandbox:
     no_caches = shutil.ignore_patterns("__pycache__")
     shutil.copytree(REPO_ROOT / "site_scons", path / "site_scons", ignore=no_caches)
     shutil.copytree(FIXTURE_REPO, path, dirs_exist_ok=True, ignore=no_caches)
+    # The build tools write through the project's one atomic-write helper.
+    shutil.copy2(REPO_ROOT / "generators" / "atomic_files.py", path / "generators" / "atomic_files.py")
     return Sandbox(path)
 
 

@@ -44,19 +44,22 @@ def test_memory_option_is_gib_or_auto(build_rules) -> None:
     assert options.parse_options({}, Path("/repo")).memory_gib is None
 
 
-def test_lists_are_canonical_and_deduplicated(build_rules) -> None:
+def test_lists_are_canonical_and_repeats_rejected(build_rules) -> None:
     _, options = build_rules
-    parsed = options.parse_options({"directions": "bwd_weight,fwd,fwd", "ndims": "3,2"}, Path("/repo"))
+    parsed = options.parse_options({"directions": "bwd_weight,fwd", "ndims": "3,2"}, Path("/repo"))
     assert parsed.directions == ("fwd", "bwd_weight")
     assert parsed.ndims == (2, 3)
     assert parsed.dtypes == ("fp16", "bf16", "fp32")
+    # A value given twice is a typo more often than not: one short line, as the other command lines do.
+    with pytest.raises(options.OptionError, match=r"^'fwd' given twice in directions=bwd_weight,fwd,fwd; "):
+        options.parse_options({"directions": "bwd_weight,fwd,fwd"}, Path("/repo"))
 
 
-def test_paths_are_relative_to_the_repository(build_rules) -> None:
+def test_paths_are_relative_to_the_repository(build_rules, tmp_path: Path) -> None:
     _, options = build_rules
-    parsed = options.parse_options({"cache_dir": "cache"}, Path("/repo"))
-    assert parsed.cache_dir == Path("/repo/cache")
-    assert parsed.legacy_dir == Path("/repo/../shared/legacy/ck_builder_configs")
+    parsed = options.parse_options({"cache_dir": "cache"}, tmp_path)
+    assert parsed.cache_dir == tmp_path / "cache"
+    assert parsed.legacy_dir == tmp_path / "../shared/legacy/ck_builder_configs"
     assert parsed.variant == "tiny-sm_90a"
 
 
