@@ -136,9 +136,9 @@ def feature_vector(
     blocks = tiles_m * tiles_n * merged_groups * split_k
     waves = blocks / SM_COUNT
     wave_efficiency = blocks / (_ceil_div(blocks, SM_COUNT) * SM_COUNT)
-    waste_m = 1.0 - m / (tiles_m * kernel.tile_m)
-    waste_n = 1.0 - n / (tiles_n * kernel.tile_n)
-    waste_k = 1.0 - k / (k_iterations * kernel.tile_k)
+    waste_m = 1.0 - float(m) / float(tiles_m * kernel.tile_m)
+    waste_n = 1.0 - float(n) / float(tiles_n * kernel.tile_n)
+    waste_k = 1.0 - float(k) / float(k_iterations * kernel.tile_k)
     smem = (kernel.tile_m + kernel.tile_n) * kernel.tile_k * elem * (2 if kernel.double_smem_buffer else 1)
     values: list[float] = [
         problem.N,
@@ -177,7 +177,7 @@ def feature_vector(
         _log2(problem.input_volume),
         _log2(problem.output_volume),
         _log2(flops),
-        flops / problem.bytes(t),
+        float(flops) / float(problem.bytes(t)),
         m,
         n,
         k,
