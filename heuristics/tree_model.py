@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 FORMAT_TAG = "tiledispatch-trees"
 FORMAT_VERSION = 1
@@ -162,6 +162,8 @@ def parse_model(text: str, source: str = "<model>") -> TreeModel:
                 )
             )
         return TreeModel(direction=direction, feature_names=names, trees=tuple(trees))
+    except ValidationError as error:
+        raise TreeModelError(f"{source}:{at}: {error.errors()[0]['msg']}") from None
     except (ValueError, IndexError) as error:
         if isinstance(error, TreeModelError):
             raise

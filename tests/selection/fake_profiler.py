@@ -65,7 +65,7 @@ def main(argv: list[str]) -> int:
         names = [row["name"] for row in csv.DictReader(f)]
     if log := os.environ.get("FAKE_LOG"):
         with open(log, "a") as f:
-            f.write(f"{direction} {dtype} {os.environ.get('CUDA_VISIBLE_DEVICES', '')} {' '.join(names)}\n")
+            f.write(f"{direction} {dtype} {os.environ.get('CUDA_VISIBLE_DEVICES', '-')} {' '.join(names)}\n")
     if os.environ.get("FAKE_HANG") in names:
         time.sleep(60)
     if os.environ.get("FAKE_CRASH") in names:
