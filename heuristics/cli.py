@@ -1,4 +1,8 @@
-"""``python -m heuristics {problems,sweep,train,evaluate}``; bad input: one ``error:`` line, exit 2."""
+"""``python -m heuristics {problems,sweep,train,evaluate}``.
+
+Exit status: 0 done; 1 some sweep batches failed twice (recorded as batch_failed); 2 bad input (one ``error:``
+line); 3 ``--stop-after`` ended the sweep with batches left (run the same command again to resume).
+"""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from heuristics.sweep_schema import SweepFileError, read_sweep
 from heuristics.tree_model import MODEL_SUFFIX, TreeModelError
 
 EXIT_USAGE = 2
+EXIT_STOPPED = 3  # --stop-after ended the sweep with batches left: run it again to resume
 DTYPES = ("fp16", "bf16", "fp32")
 
 
@@ -78,12 +83,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         gpus=tuple(g for g in args.gpus.split(",") if g) if args.gpus else (),
         scheduler=args.scheduler,
         retry_failed=args.retry_failed,
+        stop_after_s=args.stop_after,
     )
     summary = run_sweep(config)
     print(
         f"sweep: {summary.rows_written} rows in {summary.batches} batches ({summary.failed_batches} failed), "
         f"{summary.wall_s:.0f} s wall, {summary.gpu_s:.0f} GPU-s"
     )
+    if summary.finished_batches < summary.batches:
+        return EXIT_STOPPED
     return 1 if summary.failed_batches else 0
 
 
@@ -186,6 +194,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--sample", type=int, default=None, help="a seeded subset of N problems per direction")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--retry-failed", action="store_true", help="run the batch_failed problems again")
+    s.add_argument(
+        "--stop-after", type=float, default=None, help="start no batch after SECONDS (exit 3: resume)"
+    )
     s.set_defaults(run=cmd_sweep)
 
     s = sub.add_parser("train", help="cross-validate, fit and export one model per direction")

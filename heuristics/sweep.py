@@ -34,6 +34,7 @@ class SweepSummary(BaseModel):
     jobs: int
     resumed_jobs: int
     batches: int
+    finished_batches: int
     failed_batches: int
     rows_written: int
     wall_s: float
@@ -80,7 +81,7 @@ def load_progress(out: Path, retry_failed: bool) -> set[tuple[str, str, int]]:
     return {(r.direction, r.dtype, r.problem_idx) for r in kept}
 
 
-def _local_outcomes(batches: list[Batch], gpus: tuple[str, ...]) -> Iterator[BatchOutcome]:
+def _local_outcomes(batches: list[Batch], gpus: tuple[str, ...], deadline: float) -> Iterator[BatchOutcome]:
     todo: queue.Queue[Batch] = queue.Queue()
     for batch in batches:
         todo.put(batch)
@@ -88,7 +89,7 @@ def _local_outcomes(batches: list[Batch], gpus: tuple[str, ...]) -> Iterator[Bat
     stop = threading.Event()
 
     def worker(gpu: str) -> None:
-        while not stop.is_set():
+        while not stop.is_set() and time.monotonic() < deadline:
             try:
                 batch = todo.get_nowait()
             except queue.Empty:
@@ -104,8 +105,15 @@ def _local_outcomes(batches: list[Batch], gpus: tuple[str, ...]) -> Iterator[Bat
     for thread in threads:
         thread.start()
     try:
-        for _ in batches:
-            item = done.get()
+        while True:
+            try:
+                item = done.get(timeout=0.2)
+            except queue.Empty:
+                if any(thread.is_alive() for thread in threads):
+                    continue
+                if done.empty():
+                    return
+                item = done.get()
             if isinstance(item, FatalSweepError):
                 raise item
             yield item
@@ -115,13 +123,17 @@ def _local_outcomes(batches: list[Batch], gpus: tuple[str, ...]) -> Iterator[Bat
             thread.join()
 
 
-def _dask_outcomes(batches: list[Batch], client: object) -> Iterator[BatchOutcome]:
+def _dask_outcomes(batches: list[Batch], client: object, deadline: float) -> Iterator[BatchOutcome]:
     from distributed import as_completed
 
     futures = [client.submit(run_batch, batch, None, resources={"GPU": 1}, pure=False) for batch in batches]
     try:
         for future in as_completed(futures):
+            if future.cancelled():
+                continue
             yield future.result()
+            if time.monotonic() >= deadline:
+                client.cancel([f for f in futures if f.status == "pending"])
     finally:
         client.cancel(futures)
 
@@ -131,6 +143,7 @@ def run_sweep(
 ) -> SweepSummary:
     """Runs what the output file lacks; ``client`` (a distributed.Client) overrides ``config.scheduler``."""
     started = time.monotonic()
+    deadline = started + config.stop_after_s if config.stop_after_s else float("inf")
     done = load_progress(config.out, config.retry_failed)
     batches = plan_batches(config, done)
     if client is None and config.scheduler:
@@ -138,19 +151,19 @@ def run_sweep(
 
         client = Client(config.scheduler)
     if client is not None:
-        outcomes, backend, devices = _dask_outcomes(batches, client), "dask", ()
+        outcomes, backend, devices = _dask_outcomes(batches, client, deadline), "dask", ()
     else:
         devices = config.gpus or visible_gpus()
         if not devices and batches:
             raise FatalSweepError(
                 "no GPU visible (CUDA_VISIBLE_DEVICES unset and nvidia-smi lists none); give --gpus"
             )
-        outcomes, backend = _local_outcomes(batches, devices), "local"
+        outcomes, backend = _local_outcomes(batches, devices, deadline), "local"
     report(
         f"sweep: {jobs(config)} jobs, {len(done)} already in {config.out}, {len(batches)} batches to run "
         f"on {backend} {','.join(devices)}"
     )
-    rows_written = failed = 0
+    rows_written = failed = finished = 0
     gpu_s = 0.0
     seen_devices = set(devices)
     with config.out.open("a", encoding="utf-8") as out:
@@ -161,6 +174,7 @@ def run_sweep(
             rows_written += len(outcome.rows)
             failed += bool(outcome.failure)
             gpu_s += outcome.seconds
+            finished += 1
             seen_devices.add(outcome.device)
             state = f"FAILED ({outcome.failure})" if outcome.failure else f"{len(outcome.rows)} rows"
             retry = " after a retry" if outcome.attempts > 1 and not outcome.failure else ""
@@ -168,10 +182,14 @@ def run_sweep(
                 f"[{n}/{len(batches)}] {outcome.batch.label} on GPU {outcome.device or '?'}: {state}{retry}, "
                 f"{outcome.seconds:.1f} s"
             )
+    if finished < len(batches):
+        report(f"sweep: stopped after {config.stop_after_s:g} s with {len(batches) - finished} batches left; "
+               "run the same command again to resume")  # fmt: skip
     summary = SweepSummary(
         jobs=jobs(config),
         resumed_jobs=len(done),
         batches=len(batches),
+        finished_batches=finished,
         failed_batches=failed,
         rows_written=rows_written,
         wall_s=time.monotonic() - started,

@@ -30,6 +30,7 @@ class SweepConfig(BaseModel):
     gpus: tuple[str, ...] = ()
     scheduler: str | None = None
     retry_failed: bool = False
+    stop_after_s: float | None = Field(None, gt=0)  # start no batch after this many seconds (resume later)
 
 
 class Batch(BaseModel):

@@ -232,3 +232,14 @@ def test_cli_bad_row_in_a_resumed_file_is_one_line_and_exit_2(fake_profiler, tmp
     done = cli("sweep", "--profiler", str(fake_profiler), "--out", str(out), "--gpus", "0")
     assert done.returncode == 2
     assert f"{out}:2: column N" in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_stop_after_leaves_the_rest_for_a_resume(fake_profiler, fake_env, tmp_path):
+    fake_env()
+    out = tmp_path / "sweep.csv"
+    cfg = config(fake_profiler, out, gpus=("0",), stop_after_s=0.01)
+    first = run_sweep(cfg, report=lambda _: None)
+    assert first.finished_batches < first.batches == 5
+    second = run_sweep(cfg.model_copy(update={"stop_after_s": None}), report=lambda _: None)
+    assert second.finished_batches == second.batches == 5 - first.finished_batches
+    assert len({(r.direction, r.problem_idx) for r in read_sweep([out])}) == 9
