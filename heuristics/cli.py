@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from generators.problem import ProblemFileError, load_problems
 from heuristics.batch_runner import FatalSweepError
 from heuristics.dataset import DatasetError, build_dataset
+from heuristics.metrics import SelectionMetrics
 from heuristics.problem_sets import DIRECTIONS, direction_set, sample, to_csv
 from heuristics.sweep_schema import SweepFileError, read_sweep
 from heuristics.tree_model import MODEL_SUFFIX, TreeModelError
@@ -121,7 +122,7 @@ def _plot(eval_csv: Path) -> str:
     return f"plot: {png}"
 
 
-def _metrics_line(direction: str, m: object) -> str:
+def _metrics_line(direction: str, m: SelectionMetrics) -> str:
     return (
         f"{direction:<11} groups {m.groups:>5}  mean {m.mean_efficiency:7.2%}  "
         f"median {m.median_efficiency:7.2%}  "
@@ -153,12 +154,12 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from heuristics.metrics import summarise
-    from heuristics.select import _model
+    from heuristics.select import load_checked_model
 
     rows = read_sweep(args.data)
     for direction in _list(args.directions, DIRECTIONS, "direction"):
         data = build_dataset(rows, direction)
-        score = _model(args.models / f"{direction}{MODEL_SUFFIX}").predict(data.features)
+        score = load_checked_model(args.models / f"{direction}{MODEL_SUFFIX}").predict(data.features)
         metrics, _ = summarise(data.group, data.shape, score, data.tflops, data.kernels)
         print(_metrics_line(direction, metrics))
     return 0

@@ -30,7 +30,8 @@ class RankedKernel(BaseModel):
 
 
 @lru_cache(maxsize=8)
-def _model(path: Path) -> TreeModel:
+def load_checked_model(path: Path) -> TreeModel:
+    """The model at ``path``, refused when its features are not ``FEATURE_NAMES`` (loaded once per path)."""
     model = load_model(path)
     if model.feature_names != FEATURE_NAMES:
         raise TreeModelError(f"{path}: its feature list differs from heuristics.features (retrain)")
@@ -63,7 +64,7 @@ def rank(
     if len(directions) != 1:
         raise ValueError(f"kernels of several directions: {', '.join(sorted(directions))}")
     direction = directions.pop()
-    model = _model((model_dir or MODEL_DIR) / f"{direction}{MODEL_SUFFIX}")
+    model = load_checked_model((model_dir or MODEL_DIR) / f"{direction}{MODEL_SUFFIX}")
     pairs = [(k, s) for k in kernels for s in (split_ks if direction == "bwd_weight" else (1,))]
     rows = [
         feature_vector(problem, direction, _direction_and_dtype(k)[1], kernel_traits(k), s) for k, s in pairs

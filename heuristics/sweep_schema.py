@@ -9,6 +9,7 @@ problem whose batch crashed or hung twice (then ``kernel`` is empty and ``reason
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -148,8 +149,7 @@ def read_sweep(paths: Iterable[str | Path]) -> list[SweepRow]:
 
 
 def read_text(path: str | Path) -> str:
-    import gzip
-
+    """A file's text, gunzipped when it is gzip data."""
     source = Path(path)
     try:
         data = source.read_bytes()

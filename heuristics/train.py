@@ -10,6 +10,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Literal
 
 import numpy as np
@@ -67,7 +68,7 @@ def _labels(data: Dataset, index: np.ndarray, target: Target) -> np.ndarray:
     return np.rint(30 * efficiency).astype(int) if target == "lambdarank" else efficiency
 
 
-def _lgb_dataset(lgb, data: Dataset, index: np.ndarray, target: Target):
+def _lgb_dataset(lgb: ModuleType, data: Dataset, index: np.ndarray, target: Target) -> object:
     dataset = lgb.Dataset(
         data.features[index], label=_labels(data, index, target), free_raw_data=False, params={"verbose": -1}
     )
