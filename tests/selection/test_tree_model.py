@@ -60,7 +60,7 @@ def test_lightgbm_export_matches_the_booster():
     x[:, 3] = rng.integers(0, 4, size=400)  # integer-valued feature, as most of ours are
     y = np.sin(x[:, 0]) + x[:, 3] * x[:, 1] + 0.1 * rng.normal(size=400)
     booster = lgb.train(
-        {"objective": "regression", "num_leaves": 15, "verbose": -1, "seed": 1},
+        {"objective": "regression", "num_leaves": 15, "verbose": -1, "seed": 1, "num_threads": 1},
         lgb.Dataset(x, label=y),
         num_boost_round=30,
     )
