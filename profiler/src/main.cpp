@@ -5,10 +5,12 @@
 #include <iostream>
 #include <optional>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "instance_catalog.hpp"
+#include "kernel_selection.hpp"
 #include "options.hpp"
 #include "problem_table.hpp"
 #include "profile_session.hpp"
@@ -36,9 +38,36 @@ void write_reports(const tp::Options& options, const std::vector<tp::Result>& re
   if (!options.json_file.empty()) tp::write_json(options.json_file, results);
 }
 
+// --dry-run --select: the (instance, split-K) pairs a run would keep among the supported ones.
+void print_selection(tp::KernelSelection& selection, const td::ConvProblem& p, td::ConvDirection direction,
+                     td::DataType dtype, const std::vector<const td::GroupedConvInstance*>& matching,
+                     const tp::Options& options) {
+  std::vector<const td::GroupedConvInstance*> supported;
+  for (const auto* instance : matching) {
+    if (instance->is_supported(p)) supported.push_back(instance);
+  }
+  // Automatic split-K (no --split-k): each instance's own list, sized for an H100's 132 SMs, since a dry run
+  // asks no GPU for its multiprocessor count.
+  constexpr int kDryRunSms = 132;
+  std::set<int> factors{1};
+  if (direction == td::ConvDirection::kBwdWeight) {
+    factors = options.split_k.empty() ? std::set<int>{} : std::set<int>(options.split_k.begin(), options.split_k.end());
+    if (options.split_k.empty()) {
+      for (const auto* instance : supported) {
+        for (const int k : instance->split_k_candidates(p, kDryRunSms)) factors.insert(k);
+      }
+    }
+  }
+  const std::vector<int> split_ks(factors.begin(), factors.end());
+  const auto chosen = selection.choose(p, direction, dtype, supported, split_ks);
+  std::cout << "  --select keeps " << chosen.size() << " of " << supported.size() * split_ks.size()
+            << " supported (instance, split-K) pairs:\n";
+  for (const auto& [instance, k] : chosen) std::cout << "    " << instance->name() << " split-K " << k << '\n';
+}
+
 // --dry-run: what a run would do, from host data only.
 void print_plan(const tp::Options& options, const td::Registry& registry,
-                const std::vector<tp::NamedProblem>& problems) {
+                const std::vector<tp::NamedProblem>& problems, tp::KernelSelection* selection) {
   const std::regex pattern(options.instance_regex);
   for (size_t i = 0; i < problems.size(); ++i) {
     const td::ConvProblem& p = problems[i].problem;
@@ -58,6 +87,7 @@ void print_plan(const tp::Options& options, const td::Registry& registry,
         }
         std::cout << ", " << matching.size() << " matching instances\n";
         for (const auto* instance : matching) std::cout << "  " << instance->name() << '\n';
+        if (selection != nullptr) print_selection(*selection, p, direction, dtype, matching, options);
       }
     }
   }
@@ -69,8 +99,11 @@ void print_plan(const tp::Options& options, const td::Registry& registry,
 int run_problems(const tp::Options& options, const td::Registry& registry) {
   const std::vector<tp::NamedProblem> problems =
       options.problem ? std::vector<tp::NamedProblem>{{"", *options.problem}} : tp::read_problem_table(options.problems_file);
+  std::optional<tp::KernelSelection> selection;
+  if (options.select_top_k > 0) selection.emplace(options);
+  tp::KernelSelection* selected = selection ? &*selection : nullptr;
   if (options.dry_run) {
-    print_plan(options, registry, problems);
+    print_plan(options, registry, problems, selected);
     return 0;
   }
   const std::string device = tp::require_gpu();
@@ -78,7 +111,7 @@ int run_problems(const tp::Options& options, const td::Registry& registry) {
   std::vector<tp::Result> results;
   bool ok = false;
   try {
-    ok = tp::run_sweep(options, registry, problems, results, std::cout, std::cerr);
+    ok = tp::run_sweep(options, registry, problems, selected, results, std::cout, std::cerr);
   } catch (const tp::ContextLostError& e) {
     std::cout.flush();
     std::cerr << "error: the CUDA context is lost after " << e.what() << "; stopping the sweep\n";

@@ -353,6 +353,19 @@ Options parse_command_line(const std::vector<std::string>& args) {
       options.csv_file = value();
     } else if (flag == "--json") {
       options.json_file = value();
+    } else if (flag == "--select") {
+      const std::string text = value();
+      if (text == "all") {
+        options.select_top_k = 0;
+      } else if (text == "heuristic") {
+        options.select_top_k = 1;
+      } else if (text.rfind("topk=", 0) == 0) {
+        options.select_top_k = parse_int32("--select topk", text.substr(5), 1);
+      } else {
+        throw UsageError("--select: '" + text + "' is not accepted (accepted: all, heuristic, topk=K)");
+      }
+    } else if (flag == "--models") {
+      options.models_dir = value();
     } else if (flag == "--seed") {
       options.seed = static_cast<uint64_t>(parse_int(flag, value()));
     } else {
@@ -404,7 +417,9 @@ std::string usage(const std::optional<ConvDirection>& subcommand) {
       "    --warmup N (5)  --repeat N (20)  --instances REGEX  --seed N\n"
       "    --problems FILE.csv  --csv FILE  --json FILE\n"
       "    --list  --verify-instances EXPECTED.txt [MORE.txt ..]\n"
-      "    --dry-run  print the jobs and the matching instances without running anything\n";
+      "    --dry-run  print the jobs and the matching instances without running anything\n"
+      "    --select all|heuristic|topk=K  run every instance (all), or only the K best-ranked by the selection\n"
+      "      models (heuristic = topk=1), reporting the best  --models DIR (heuristics/models)\n";
   if (subcommand) {
     const bool bwd_weight = *subcommand == ConvDirection::kBwdWeight;
     s << "usage: tiledispatch_profiler " << subcommand_name(*subcommand)

@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -98,9 +100,11 @@ struct Job {
 
 class Session {
  public:
-  Session(const Options& options, const Registry& registry, std::vector<Result>& results, std::ostream& out)
+  Session(const Options& options, const Registry& registry, KernelSelection* selection,
+          std::vector<Result>& results, std::ostream& out)
       : options_(options),
         registry_(registry),
+        selection_(selection),
         results_(results),
         out_(out),
         events_(options.time ? options.repeat : 0),
@@ -118,6 +122,7 @@ class Session {
 
   const Options& options_;
   const Registry& registry_;
+  KernelSelection* selection_;  // null unless --select
   std::vector<Result>& results_;
   std::ostream& out_;
   Stream stream_;
@@ -209,6 +214,27 @@ bool Session::run(const Job& job) {
     return true;
   }
 
+  // The split-K factors tried: --split-k, or each instance's own list (auto_split_k) when none is given.
+  const auto split_ks_of = [&](const GroupedConvInstance& instance) {
+    if (job.direction != ConvDirection::kBwdWeight) return std::vector<int>{1};
+    return options_.split_k.empty() ? instance.split_k_candidates(p, sms_) : options_.split_k;
+  };
+  std::map<const GroupedConvInstance*, std::vector<int>> chosen;  // --select: what runs, with which split-K
+  if (selection_ != nullptr) {
+    std::vector<const GroupedConvInstance*> supported;
+    std::set<int> factors;  // the selection ranks every supported instance with every factor any of them tries
+    for (const auto* instance : candidates) {
+      if (!instance->is_supported(p)) continue;
+      supported.push_back(instance);
+      for (const int k : split_ks_of(*instance)) factors.insert(k);
+    }
+    const std::vector<int> all_split_ks(factors.begin(), factors.end());
+    const auto ranked = selection_->choose(p, job.direction, job.dtype, supported, all_split_ks);
+    out_ << "selected " << ranked.size() << " of " << supported.size() * all_split_ks.size()
+         << " supported (instance, split-K) pairs by --select\n";
+    for (const auto& [instance, k] : ranked) chosen[instance].push_back(k);
+  }
+
   Tensors t = allocate(job);
   const size_t written_bytes = t.written_count * element_bytes(job.dtype);
   DeviceBuffer reference;
@@ -229,6 +255,7 @@ bool Session::run(const Job& job) {
   std::vector<Result> job_results;
   const double tol = tolerance(job.dtype);
   for (const GroupedConvInstance* instance : candidates) {
+    if (selection_ != nullptr && chosen.count(instance) == 0) continue;
     Result base;
     base.problem_index = job.problem_index;
     base.problem_name = job.problem->name;
@@ -244,9 +271,7 @@ bool Session::run(const Job& job) {
       job_results.push_back(base);
       continue;
     }
-    const std::vector<int> split_ks = job.direction != ConvDirection::kBwdWeight ? std::vector<int>{1}
-                                      : options_.split_k.empty() ? instance->split_k_candidates(p, sms_)
-                                                                 : options_.split_k;
+    const std::vector<int> split_ks = selection_ != nullptr ? chosen.at(instance) : split_ks_of(*instance);
     for (const int k : split_ks) {
       Result r = base;
       r.split_k = k;
@@ -349,14 +374,15 @@ std::string require_gpu() {
 double tolerance(DataType dtype) { return dtype == DataType::kFp32 ? 2e-3 : 1e-2; }
 
 bool run_sweep(const Options& options, const Registry& registry, const std::vector<NamedProblem>& problems,
-               std::vector<Result>& results, std::ostream& out, std::ostream& progress) {
+               KernelSelection* selection, std::vector<Result>& results, std::ostream& out,
+               std::ostream& progress) {
   std::vector<Job> jobs;
   for (size_t i = 0; i < problems.size(); ++i) {
     for (const auto direction : options.directions) {
       for (const auto dtype : options.dtypes) jobs.push_back({i, &problems[i], direction, dtype});
     }
   }
-  Session session(options, registry, results, out);
+  Session session(options, registry, selection, results, out);
   const auto started = std::chrono::steady_clock::now();
   bool ok = true;
   size_t failed_jobs = 0;

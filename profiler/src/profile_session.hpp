@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernel_selection.hpp"
 #include "options.hpp"
 #include "problem_table.hpp"
 #include "report.hpp"
@@ -31,9 +32,11 @@ std::string require_gpu();
 // Relative L2 tolerance of DESIGN.md "Correctness and numbers": fp16/bf16 1e-2, fp32 (TF32 MMA) 2e-3.
 double tolerance(DataType dtype);
 
-// Runs every job, appending one Result per (instance, split-K) to `results` as it goes. Per-instance lines and
+// Runs every job, appending one Result per (instance, split-K) to `results` as it goes; with a `selection`
+// (--select), only the (instance, split-K) pairs it chooses among the supported ones. Per-instance lines and
 // the best block go to `out`, progress lines to `progress`. Returns false when any instance failed.
 bool run_sweep(const Options& options, const Registry& registry, const std::vector<NamedProblem>& problems,
-               std::vector<Result>& results, std::ostream& out, std::ostream& progress);
+               KernelSelection* selection, std::vector<Result>& results, std::ostream& out,
+               std::ostream& progress);
 
 }  // namespace tiledispatch::profiler

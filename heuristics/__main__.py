@@ -1,0 +1,5 @@
+import sys
+
+from heuristics.cli import main
+
+sys.exit(main())

@@ -1,0 +1,229 @@
+"""Feature vectors of (problem, direction, dtype, kernel, split-K): problem, kernel and interaction features.
+
+CK's list (ck_conventions §7) where it applies, plus what a tile machine needs: tile counts per GEMM
+dimension, wave quantisation over the H100's 132 SMs, padding waste of M/N/K against the tile, arithmetic
+intensity. ``selection/features.hpp`` computes the same vector in the same order; a CPU test compares the
+two. Every value is a float64 computed from integers with +, -, *, /, ceil-division and log2 only."""
+
+from __future__ import annotations
+
+import math
+
+from generators.enums import DataType, Direction
+from generators.problem import ConvProblem
+from heuristics.kernel_traits import KernelTraits
+
+SM_COUNT = 132  # H100 SXM; wave-quantisation features assume it (and stay monotone on other parts)
+
+FEATURE_NAMES: tuple[str, ...] = (
+    # problem
+    "N",
+    "C",
+    "K",
+    "G",
+    "c_per_group",
+    "k_per_group",
+    "Di",
+    "Hi",
+    "Wi",
+    "Z",
+    "Y",
+    "X",
+    "stride_h",
+    "stride_w",
+    "stride_d",
+    "pad_h",
+    "pad_w",
+    "pad_d",
+    "dilation_h",
+    "dilation_w",
+    "Do",
+    "Ho",
+    "Wo",
+    "ndim",
+    "is_1x1",
+    "is_3x3",
+    "is_depthwise",
+    "dtype_bytes",
+    "is_fp32",
+    "log2_N",
+    "log2_c_per_group",
+    "log2_k_per_group",
+    "log2_G",
+    "log2_in_spatial",
+    "log2_out_spatial",
+    "log2_flops",
+    "arithmetic_intensity",
+    "gemm_m",
+    "gemm_n",
+    "gemm_k",
+    "log2_gemm_m",
+    "log2_gemm_n",
+    "log2_gemm_k",
+    # kernel
+    "tile_m",
+    "tile_n",
+    "tile_k",
+    "wave_m",
+    "wave_n",
+    "wave_k",
+    "warp_tile_m",
+    "warp_tile_n",
+    "warp_tile_k",
+    "vector_a",
+    "vector_b",
+    "vector_c",
+    "block_threads",
+    "pipeline",
+    "interwave",
+    "double_smem_buffer",
+    "groups_to_merge",
+    "two_stage",
+    "specialization",
+    "explicit_gemm",
+    "streamk",
+    "streamk_persistent",
+    "split_image",
+    "kernel_depthwise",
+    "tile_mn",
+    "smem_bytes",
+    "split_k",
+    # interaction
+    "tiles_m",
+    "tiles_n",
+    "k_iterations",
+    "log2_blocks",
+    "waves",
+    "wave_efficiency",
+    "waste_m",
+    "waste_n",
+    "waste_k",
+    "tile_utilisation",
+    "vector_a_fits",
+    "vector_c_fits",
+    "k_iterations_per_split",
+    "accumulators_per_thread",
+)
+
+
+def _log2(value: float) -> float:
+    return math.log2(value) if value > 0 else 0.0
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def feature_vector(
+    problem: ConvProblem,
+    direction: Direction | str,
+    dtype: DataType | str,
+    kernel: KernelTraits,
+    split_k: int = 1,
+) -> list[float]:
+    """The features in ``FEATURE_NAMES`` order."""
+    d, t = Direction(direction), DataType(dtype)
+    do, ho, wo = problem.output_spatial
+    cg, kg = problem.C // problem.G, problem.K // problem.G
+    m, n, k = problem.gemm(d)
+    flops = problem.flops
+    elem = t.size_bytes
+    # The dimension the A and C vectors run along (ck_conventions §1, "Vector dims").
+    a_dim, c_dim = (cg, kg) if d is Direction.FWD else (kg, cg)
+    tiles_m, tiles_n = _ceil_div(m, kernel.tile_m), _ceil_div(n, kernel.tile_n)
+    k_iterations = _ceil_div(k, kernel.tile_k)
+    merged_groups = _ceil_div(problem.G, kernel.groups_to_merge)
+    blocks = tiles_m * tiles_n * merged_groups * split_k
+    waves = blocks / SM_COUNT
+    wave_efficiency = blocks / (_ceil_div(blocks, SM_COUNT) * SM_COUNT)
+    waste_m = 1.0 - float(m) / float(tiles_m * kernel.tile_m)
+    waste_n = 1.0 - float(n) / float(tiles_n * kernel.tile_n)
+    waste_k = 1.0 - float(k) / float(k_iterations * kernel.tile_k)
+    smem = (kernel.tile_m + kernel.tile_n) * kernel.tile_k * elem * (2 if kernel.double_smem_buffer else 1)
+    values: list[float] = [
+        problem.N,
+        problem.C,
+        problem.K,
+        problem.G,
+        cg,
+        kg,
+        problem.Di,
+        problem.Hi,
+        problem.Wi,
+        problem.Z,
+        problem.Y,
+        problem.X,
+        problem.stride_h,
+        problem.stride_w,
+        problem.stride_d,
+        problem.pad_h,
+        problem.pad_w,
+        problem.pad_d,
+        problem.dilation_h,
+        problem.dilation_w,
+        do,
+        ho,
+        wo,
+        problem.ndim_spatial,
+        problem.filter_volume == 1,
+        (problem.Y, problem.X) == (3, 3) and problem.Z == 1,
+        cg == 1 and kg == 1,
+        elem,
+        t is DataType.FP32,
+        _log2(problem.N),
+        _log2(cg),
+        _log2(kg),
+        _log2(problem.G),
+        _log2(problem.input_volume),
+        _log2(problem.output_volume),
+        _log2(flops),
+        float(flops) / float(problem.bytes(t)),
+        m,
+        n,
+        k,
+        _log2(m),
+        _log2(n),
+        _log2(k),
+        kernel.tile_m,
+        kernel.tile_n,
+        kernel.tile_k,
+        kernel.wave_m,
+        kernel.wave_n,
+        kernel.wave_k,
+        kernel.warp_tile_m,
+        kernel.warp_tile_n,
+        kernel.warp_tile_k,
+        kernel.vector_a,
+        kernel.vector_b,
+        kernel.vector_c,
+        kernel.block_threads,
+        kernel.pipeline,
+        kernel.interwave,
+        kernel.double_smem_buffer,
+        kernel.groups_to_merge,
+        kernel.two_stage,
+        kernel.specialization,
+        kernel.explicit_gemm,
+        kernel.streamk,
+        kernel.streamk_persistent,
+        kernel.split_image,
+        kernel.depthwise,
+        kernel.tile_m * kernel.tile_n,
+        smem,
+        split_k,
+        tiles_m,
+        tiles_n,
+        k_iterations,
+        _log2(blocks),
+        waves,
+        wave_efficiency,
+        waste_m,
+        waste_n,
+        waste_k,
+        (1.0 - waste_m) * (1.0 - waste_n) * (1.0 - waste_k),
+        a_dim % kernel.vector_a == 0,
+        c_dim % kernel.vector_c == 0,
+        _ceil_div(k_iterations, split_k),
+        kernel.tile_m * kernel.tile_n / kernel.block_threads,
+    ]
+    return [float(v) for v in values]

@@ -1,0 +1,74 @@
+"""Ranking candidate kernels for one problem with the exported models (no LightGBM needed).
+
+``rank(problem, kernels)`` is what the Python runtime's ``select`` calls: the kernels' direction and dtype
+come from their names (all must share one direction), the model from
+``heuristics/models/<direction>.trees``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from generators.problem import ConvProblem
+from heuristics.features import FEATURE_NAMES, feature_vector
+from heuristics.kernel_traits import kernel_traits
+from heuristics.tree_model import MODEL_SUFFIX, TreeModel, TreeModelError, load_model
+
+MODEL_DIR = Path(__file__).resolve().parent / "models"
+
+
+class RankedKernel(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kernel: str
+    split_k: int
+    score: float
+
+
+@lru_cache(maxsize=8)
+def load_checked_model(path: Path) -> TreeModel:
+    """The model at ``path``, refused when its features are not ``FEATURE_NAMES`` (loaded once per path)."""
+    model = load_model(path)
+    if model.feature_names != FEATURE_NAMES:
+        raise TreeModelError(f"{path}: its feature list differs from heuristics.features (retrain)")
+    return model
+
+
+def _direction_and_dtype(kernel: str) -> tuple[str, str]:
+    rest = kernel.removeprefix("grouped_conv_")
+    for direction in ("bwd_weight", "bwd_data", "fwd"):
+        if rest.startswith(direction + "_"):
+            dtype = rest[len(direction) + 1 :].removeprefix("depthwise_").split("_", 1)[0]
+            return direction, dtype
+    raise ValueError(f"{kernel!r} is not a kernel name")
+
+
+def rank(
+    problem: ConvProblem,
+    kernels: Sequence[str],
+    split_ks: Sequence[int] = (1,),
+    model_dir: Path | None = None,
+) -> list[RankedKernel]:
+    """Every (kernel, split-K) pair, best predicted first; ties keep the input order.
+
+    Only pass kernels whose is_supported holds for the problem: the model was trained on supported runs.
+    Raises ValueError for mixed directions or a bad name, TreeModelError when the model is missing or bad.
+    """
+    if not kernels:
+        return []
+    directions = {_direction_and_dtype(k)[0] for k in kernels}
+    if len(directions) != 1:
+        raise ValueError(f"kernels of several directions: {', '.join(sorted(directions))}")
+    direction = directions.pop()
+    model = load_checked_model((model_dir or MODEL_DIR) / f"{direction}{MODEL_SUFFIX}")
+    pairs = [(k, s) for k in kernels for s in (split_ks if direction == "bwd_weight" else (1,))]
+    rows = [
+        feature_vector(problem, direction, _direction_and_dtype(k)[1], kernel_traits(k), s) for k, s in pairs
+    ]
+    scores = model.predict(np.asarray(rows))
+    order = np.argsort(-scores, kind="stable")
+    return [RankedKernel(kernel=pairs[i][0], split_k=pairs[i][1], score=float(scores[i])) for i in order]

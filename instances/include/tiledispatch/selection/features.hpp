@@ -1,0 +1,106 @@
+// The selection features of (problem, direction, dtype, kernel, split-K), in heuristics/features.py's order
+// and with its arithmetic (float64 from integers; log2 of a non-positive value is 0). A CPU test compares
+// the two vectors on the same inputs. Header-only, C++17, no CUDA.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "tiledispatch/runtime/problem.hpp"
+#include "tiledispatch/runtime/types.hpp"
+#include "tiledispatch/selection/kernel_traits.hpp"
+
+namespace tiledispatch::selection {
+
+// H100 SXM; the wave-quantisation features assume it, as the Python side does.
+constexpr int64_t kSmCount = 132;
+
+constexpr std::array<std::string_view, 84> kFeatureNames = {
+    // problem
+    "N", "C", "K", "G", "c_per_group", "k_per_group", "Di", "Hi", "Wi", "Z", "Y", "X", "stride_h", "stride_w",
+    "stride_d", "pad_h", "pad_w", "pad_d", "dilation_h", "dilation_w", "Do", "Ho", "Wo", "ndim", "is_1x1", "is_3x3",
+    "is_depthwise", "dtype_bytes", "is_fp32", "log2_N", "log2_c_per_group", "log2_k_per_group", "log2_G",
+    "log2_in_spatial", "log2_out_spatial", "log2_flops", "arithmetic_intensity", "gemm_m", "gemm_n", "gemm_k",
+    "log2_gemm_m", "log2_gemm_n", "log2_gemm_k",
+    // kernel
+    "tile_m", "tile_n", "tile_k", "wave_m", "wave_n", "wave_k", "warp_tile_m", "warp_tile_n", "warp_tile_k",
+    "vector_a", "vector_b", "vector_c", "block_threads", "pipeline", "interwave", "double_smem_buffer",
+    "groups_to_merge", "two_stage", "specialization", "explicit_gemm", "streamk", "streamk_persistent",
+    "split_image", "kernel_depthwise", "tile_mn", "smem_bytes", "split_k",
+    // interaction
+    "tiles_m", "tiles_n", "k_iterations", "log2_blocks", "waves", "wave_efficiency", "waste_m", "waste_n", "waste_k",
+    "tile_utilisation", "vector_a_fits", "vector_c_fits", "k_iterations_per_split", "accumulators_per_thread"};
+
+using FeatureVector = std::array<double, kFeatureNames.size()>;
+
+namespace detail {
+
+inline double log2_or_zero(double value) { return value > 0 ? std::log2(value) : 0.0; }
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct Gemm {
+  int64_t m, n, k;
+};
+
+// ck_conventions §1: the implicit-GEMM view of one group.
+inline Gemm gemm_view(const ConvProblem& p, ConvDirection direction) {
+  const int64_t cg = p.c_per_group(), kg = p.k_per_group();
+  switch (direction) {
+    case ConvDirection::kFwd: return {p.N * p.output_spatial(), kg, cg * p.filter_spatial()};
+    case ConvDirection::kBwdData: return {p.N * p.input_spatial(), cg, kg * p.filter_spatial()};
+    case ConvDirection::kBwdWeight: return {kg, cg * p.filter_spatial(), p.N * p.output_spatial()};
+  }
+  return {0, 0, 0};
+}
+
+}  // namespace detail
+
+inline FeatureVector compute_features(const ConvProblem& p, ConvDirection direction, DataType dtype,
+                                      const KernelTraits& kernel, int64_t split_k) {
+  using detail::ceil_div;
+  using detail::log2_or_zero;
+  const auto out = p.output();
+  const int64_t cg = p.c_per_group(), kg = p.k_per_group();
+  const detail::Gemm g = detail::gemm_view(p, direction);
+  const int64_t elem = static_cast<int64_t>(element_bytes(dtype));
+  // Exact integers first, as Python's ints, then one conversion each.
+  const int64_t flops_int = 2 * p.N * p.K * p.output_spatial() * cg * p.filter_spatial();
+  const int64_t bytes_int = elem * (p.input_elements() + p.weight_elements() + p.output_elements());
+  const double flops = static_cast<double>(flops_int);
+  const int64_t a_dim = direction == ConvDirection::kFwd ? cg : kg;
+  const int64_t c_dim = direction == ConvDirection::kFwd ? kg : cg;
+  const int64_t tiles_m = ceil_div(g.m, kernel.tile_m), tiles_n = ceil_div(g.n, kernel.tile_n);
+  const int64_t k_iterations = ceil_div(g.k, kernel.tile_k);
+  const int64_t blocks = tiles_m * tiles_n * ceil_div(p.G, kernel.groups_to_merge) * split_k;
+  const double waste_m = 1.0 - static_cast<double>(g.m) / static_cast<double>(tiles_m * kernel.tile_m);
+  const double waste_n = 1.0 - static_cast<double>(g.n) / static_cast<double>(tiles_n * kernel.tile_n);
+  const double waste_k = 1.0 - static_cast<double>(g.k) / static_cast<double>(k_iterations * kernel.tile_k);
+  const int64_t smem = (kernel.tile_m + kernel.tile_n) * kernel.tile_k * elem * (kernel.double_smem_buffer ? 2 : 1);
+  const auto d = [](auto v) { return static_cast<double>(v); };
+  return FeatureVector{
+      d(p.N), d(p.C), d(p.K), d(p.G), d(cg), d(kg), d(p.input[0]), d(p.input[1]), d(p.input[2]), d(p.filter[0]),
+      d(p.filter[1]), d(p.filter[2]), d(p.stride[1]), d(p.stride[2]), d(p.stride[0]), d(p.left_pad[1]),
+      d(p.left_pad[2]), d(p.left_pad[0]), d(p.dilation[1]), d(p.dilation[2]), d(out[0]), d(out[1]), d(out[2]),
+      d(p.ndim_spatial), d(p.filter_spatial() == 1), d(p.filter[1] == 3 && p.filter[2] == 3 && p.filter[0] == 1),
+      d(cg == 1 && kg == 1), d(elem), d(dtype == DataType::kFp32),
+      log2_or_zero(d(p.N)), log2_or_zero(d(cg)), log2_or_zero(d(kg)), log2_or_zero(d(p.G)),
+      log2_or_zero(d(p.input_spatial())), log2_or_zero(d(p.output_spatial())), log2_or_zero(flops),
+      flops / d(bytes_int),
+      d(g.m), d(g.n), d(g.k), log2_or_zero(d(g.m)), log2_or_zero(d(g.n)), log2_or_zero(d(g.k)),
+      d(kernel.tile_m), d(kernel.tile_n), d(kernel.tile_k), d(kernel.wave_m), d(kernel.wave_n), d(kernel.wave_k),
+      d(kernel.warp_tile_m), d(kernel.warp_tile_n), d(kernel.warp_tile_k),
+      d(kernel.vector_a), d(kernel.vector_b), d(kernel.vector_c), d(kernel.block_threads()), d(kernel.pipeline),
+      d(kernel.interwave), d(kernel.double_smem_buffer), d(kernel.groups_to_merge), d(kernel.two_stage),
+      d(kernel.specialization), d(kernel.explicit_gemm), d(kernel.streamk), d(kernel.streamk_persistent),
+      d(kernel.split_image), d(kernel.depthwise), d(kernel.tile_m * kernel.tile_n), d(smem), d(split_k),
+      d(tiles_m), d(tiles_n), d(k_iterations), log2_or_zero(d(blocks)), d(blocks) / d(kSmCount),
+      d(blocks) / d(ceil_div(blocks, kSmCount) * kSmCount),
+      waste_m, waste_n, waste_k, (1.0 - waste_m) * (1.0 - waste_n) * (1.0 - waste_k),
+      d(a_dim % kernel.vector_a == 0), d(c_dim % kernel.vector_c == 0),
+      d(ceil_div(k_iterations, split_k)), d(kernel.tile_m * kernel.tile_n) / d(kernel.block_threads())};
+}
+
+}  // namespace tiledispatch::selection

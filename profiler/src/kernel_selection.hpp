@@ -1,0 +1,29 @@
+// --select heuristic | topk=K: the exported selection models (instances/include/tiledispatch/selection) rank
+// the supported instances of a job, and only the best K (instance, split-K) pairs run.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "options.hpp"
+#include "tiledispatch/runtime/instance.hpp"
+#include "tiledispatch/selection/ranker.hpp"
+
+namespace tiledispatch::profiler {
+
+class KernelSelection {
+ public:
+  // Loads the models of the options' directions from options.models_dir; throws UsageError naming the file.
+  explicit KernelSelection(const Options& options);
+
+  // The best options.select_top_k of `supported` x `split_ks`, best predicted first.
+  std::vector<std::pair<const GroupedConvInstance*, int>> choose(
+      const ConvProblem& problem, ConvDirection direction, DataType dtype,
+      const std::vector<const GroupedConvInstance*>& supported, const std::vector<int>& split_ks);
+
+ private:
+  size_t top_k_;
+  selection::Ranker ranker_;
+};
+
+}  // namespace tiledispatch::profiler

@@ -1,0 +1,86 @@
+"""Kernel traits from names and the feature vector, against values worked out by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from generators.problem import ConvProblem
+from heuristics.features import FEATURE_NAMES, SM_COUNT, feature_vector
+from heuristics.kernel_traits import KernelNameError, kernel_traits
+
+FWD_128 = "grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x32_2x2x1_32x32x16"
+
+
+def features(
+    problem: ConvProblem, direction: str, dtype: str, kernel: str, split_k: int = 1
+) -> dict[str, float]:
+    return dict(
+        zip(
+            FEATURE_NAMES,
+            feature_vector(problem, direction, dtype, kernel_traits(kernel), split_k),
+            strict=True,
+        )
+    )
+
+
+def test_traits_of_a_name_with_every_suffix():
+    t = kernel_traits(
+        "grouped_conv_bwd_weight_bf16_nhwgc_2d_mem_cshuffle_interwave_64x32x64_2x1x2_16x16x32_vec8_8_4_gm4_2stage"
+    )
+    assert (t.tile_m, t.tile_n, t.tile_k, t.wave_m, t.wave_n, t.wave_k) == (64, 32, 64, 2, 1, 2)
+    assert (t.vector_a, t.vector_b, t.vector_c, t.groups_to_merge) == (8, 8, 4, 4)
+    assert t.interwave and t.two_stage and not t.double_smem_buffer
+    assert t.pipeline == 2  # mem: third in the Pipeline enum (basic_v1, basic_v2, mem, ...)
+    assert t.block_threads == 64 * 4
+
+
+def test_traits_defaults_and_specialization():
+    t = kernel_traits(
+        "grouped_conv_fwd_fp16_nhwgc_2d_compv4_cshuffle_intrawave_128x128x32_2x2x1_32x32x16_dsb_filter3x3"
+    )
+    assert (t.vector_a, t.vector_b, t.vector_c) == (4, 8, 8)
+    assert t.double_smem_buffer and t.pipeline == 4 and t.specialization == 3
+
+
+def test_depthwise_traits():
+    t = kernel_traits("grouped_conv_fwd_depthwise_fp16_ngchw_2d_8x8_f3_s1x1_p1x1_nb8_sub2x2_vec2_2")
+    assert t.depthwise and (t.tile_m, t.tile_n, t.tile_k) == (8 * 8 * 8, 1, 9)
+
+
+@pytest.mark.parametrize("name", ["grouped_conv_fwd_fp16", "not_a_kernel", FWD_128 + "_vec4_8_8"])
+def test_bad_names_are_refused(name):
+    with pytest.raises(KernelNameError):
+        kernel_traits(name)
+
+
+def test_forward_features_by_hand():
+    p = ConvProblem(N=8, C=256, K=256, Hi=56, Wi=56, Y=3, X=3, pad_h=1, pad_w=1)
+    f = features(p, "fwd", "fp16", FWD_128)
+    # GEMM M = 8*56*56, N = 256, K = 256*9; tiles 196 x 2, 72 K steps; 392 blocks over 132 SMs = 3 waves.
+    assert (f["gemm_m"], f["gemm_n"], f["gemm_k"]) == (25088, 256, 2304)
+    assert (f["tiles_m"], f["tiles_n"], f["k_iterations"]) == (196, 2, 72)
+    assert f["waves"] == pytest.approx(392 / 132) and f["wave_efficiency"] == pytest.approx(392 / 396)
+    assert (f["waste_m"], f["waste_n"], f["waste_k"], f["tile_utilisation"]) == (0, 0, 0, 1)
+    assert f["smem_bytes"] == (128 + 128) * 32 * 2
+    assert f["accumulators_per_thread"] == 128 * 128 / 256
+    assert f["is_3x3"] == 1 and f["is_1x1"] == 0 and f["dtype_bytes"] == 2
+    flops = 2 * 8 * 256 * 56 * 56 * 256 * 9
+    bytes_ = 2 * (8 * 56 * 56 * 256 * 2 + 256 * 256 * 9)
+    assert f["log2_flops"] == pytest.approx(34.7846348) and f["arithmetic_intensity"] == pytest.approx(
+        flops / bytes_
+    )
+
+
+def test_backward_gemm_views_padding_and_split_k():
+    p = ConvProblem(N=4, C=96, K=200, G=2, Hi=30, Wi=30, Y=3, X=3, stride_h=2, stride_w=2)  # Ho = Wo = 14
+    name = "grouped_conv_bwd_weight_fp32_nhwgc_2d_compv3_cshuffle_intrawave_64x64x32_2x2x1_16x16x4_vec4_4_4"
+    f = features(p, "bwd_weight", "fp32", name, split_k=4)
+    # bwd_weight per group: M = K/G = 100, N = (C/G)*9 = 432, K = N*Ho*Wo = 784.
+    assert (f["gemm_m"], f["gemm_n"], f["gemm_k"]) == (100, 432, 784)
+    assert f["waste_m"] == pytest.approx(1 - 100 / 128) and f["waste_n"] == pytest.approx(1 - 432 / 448)
+    assert f["k_iterations"] == 25 and f["k_iterations_per_split"] == 7
+    assert f["log2_blocks"] == pytest.approx(__import__("math").log2(2 * 7 * 2 * 4))
+    assert f["vector_a_fits"] == 1 and f["vector_c_fits"] == 1 and f["is_fp32"] == 1
+    bwd_data = features(p, "bwd_data", "fp16", name.replace("bwd_weight_fp32", "bwd_data_fp16"))
+    assert (bwd_data["gemm_m"], bwd_data["gemm_n"], bwd_data["gemm_k"]) == (4 * 30 * 30, 48, 900)
+    assert SM_COUNT == 132

@@ -1,0 +1,47 @@
+"""The committed per-direction problem sets are CK's forward shapes, de-duplicated, for every direction."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from generators.problem import CSV_COLUMNS, load_problems
+from heuristics.problem_sets import direction_set, sample, to_csv
+from tests.conftest import SHARED_DIR
+from tests.selection.conftest import REPO_ROOT
+
+SOURCE = SHARED_DIR / "problems" / "forward_synthetic_extended.csv"
+SETS = REPO_ROOT / "heuristics" / "problem_sets"
+
+
+def test_committed_sets_hold_each_source_shape_once():
+    if not SOURCE.exists():
+        pytest.skip(f"{SOURCE} is not on this machine")
+    with SOURCE.open() as f:
+        source = [tuple(int(r[c]) for c in CSV_COLUMNS) for r in csv.DictReader(f)]
+    for direction in ("fwd", "bwd_data", "bwd_weight"):
+        with (SETS / f"{direction}.csv").open() as f:
+            rows = list(csv.DictReader(f))
+        shapes = [tuple(int(r[c]) for c in CSV_COLUMNS) for r in rows]
+        assert len(shapes) == len(set(shapes)) == len(set(source))
+        assert shapes == sorted(set(source), key=source.index)  # first-seen order
+        assert [r["name"] for r in rows] == [f"{direction}_{i}" for i in range(len(rows))]
+
+
+def test_committed_sets_are_what_the_command_derives():
+    if not SOURCE.exists():
+        pytest.skip(f"{SOURCE} is not on this machine")
+    problems = load_problems(SOURCE)
+    for direction in ("fwd", "bwd_data", "bwd_weight"):
+        assert (SETS / f"{direction}.csv").read_text() == to_csv(direction_set(problems, direction))
+
+
+def test_sample_is_seeded_and_order_preserving():
+    problems = load_problems(SETS / "fwd.csv")
+    a, b = sample(problems, 50, seed=3), sample(problems, 50, seed=3)
+    assert a == b and len(a) == 50 and a != sample(problems, 50, seed=4)
+    indices = [problems.index(p) for p in a]
+    assert indices == sorted(indices)
+    with pytest.raises(ValueError, match="unknown direction"):
+        direction_set(problems, "sideways")

@@ -1,0 +1,64 @@
+"""heuristics.select.rank: the order a model gives, ties, and its errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from heuristics.features import FEATURE_NAMES
+from heuristics.select import rank
+from heuristics.tree_model import Tree, TreeModel, TreeModelError
+from tests.selection.conftest import problems_small, ruleset_names
+
+
+def tile_model(direction: str) -> TreeModel:
+    """Score 2 for tile_m > 64, else 1; plus 0.5 when split_k > 1."""
+    tile_m, split_k = FEATURE_NAMES.index("tile_m"), FEATURE_NAMES.index("split_k")
+    trees = (
+        Tree(split_feature=(tile_m,), threshold=(64.0,), left=(-1,), right=(-2,), leaf_value=(1.0, 2.0)),
+        Tree(split_feature=(split_k,), threshold=(1.0,), left=(-1,), right=(-2,), leaf_value=(0.0, 0.5)),
+    )
+    return TreeModel(direction=direction, feature_names=FEATURE_NAMES, trees=trees)
+
+
+@pytest.fixture
+def model_dir(tmp_path):
+    for direction in ("fwd", "bwd_weight"):
+        (tmp_path / f"{direction}.trees").write_text(tile_model(direction).to_text())
+    return tmp_path
+
+
+def fwd_kernels() -> list[str]:
+    return [n for n in ruleset_names("default") if n.startswith("grouped_conv_fwd_fp16_nhwgc_2d_")]
+
+
+def test_rank_orders_by_score_and_keeps_input_order_on_ties(model_dir):
+    kernels = fwd_kernels()
+    ranked = rank(problems_small()[0], kernels, model_dir=model_dir)
+    big = [k for k in kernels if int(k.split("_intrawave_")[1].split("x")[0]) > 64]
+    assert big and len(big) < len(kernels)
+    assert [r.kernel for r in ranked] == big + [k for k in kernels if k not in big]
+    assert {r.score for r in ranked[: len(big)]} == {2.0}
+
+
+def test_rank_pairs_split_k_for_bwd_weight_only(model_dir):
+    name = next(
+        n for n in ruleset_names("default") if n.startswith("grouped_conv_bwd_weight_fp16_nhwgc_2d_compv3")
+    )
+    ranked = rank(problems_small()[0], [name], split_ks=(1, 4), model_dir=model_dir)
+    assert [(r.split_k, r.score) for r in ranked] == [(4, ranked[0].score), (1, ranked[0].score - 0.5)]
+    assert [r.split_k for r in rank(problems_small()[0], fwd_kernels()[:1], (1, 4), model_dir)] == [1]
+
+
+def test_rank_errors(model_dir):
+    p = problems_small()[0]
+    assert rank(p, [], model_dir=model_dir) == []
+    bwd = next(n for n in ruleset_names("default") if n.startswith("grouped_conv_bwd_data_"))
+    with pytest.raises(ValueError, match="several directions"):
+        rank(p, [fwd_kernels()[0], bwd], model_dir=model_dir)
+    with pytest.raises(TreeModelError, match="cannot read"):
+        rank(p, [bwd], model_dir=model_dir)
+    (model_dir / "bwd_data.trees").write_text(
+        TreeModel(direction="bwd_data", feature_names=("x",), trees=()).to_text()
+    )
+    with pytest.raises(TreeModelError, match="feature list differs"):
+        rank(p, [bwd], model_dir=model_dir)
