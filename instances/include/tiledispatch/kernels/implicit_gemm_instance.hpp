@@ -112,6 +112,10 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     return 0;
   }
 
+  size_t workspace_bytes_for(const ConvProblem& p, int k_batch) const override {
+    return uses_workspace(k_batch) ? workspace_bytes(p) : 0;
+  }
+
   Support check_args(const ConvProblem& p, const ConvArgs& args) const override {
     if (args.k_batch < 1) return Support::no("k_batch " + std::to_string(args.k_batch) + " < 1");
     if (Traits::kStreamK && args.k_batch != 1) {

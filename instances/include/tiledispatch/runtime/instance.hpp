@@ -73,6 +73,10 @@ class GroupedConvInstance {
   // Exact: false (with a reason) for every problem this instance cannot compute correctly and in bounds.
   virtual Support is_supported(const ConvProblem& problem) const = 0;
   virtual size_t workspace_bytes(const ConvProblem& /*problem*/) const { return 0; }
+  // The workspace a run with split-K factor `k_batch` needs (0 when it uses none): what check_args() asks for.
+  virtual size_t workspace_bytes_for(const ConvProblem& problem, int /*k_batch*/) const {
+    return workspace_bytes(problem);
+  }
   // The run-time arguments against the problem (k_batch, workspace size, pointer alignment); run() refuses
   // with cudaErrorInvalidValue what this rejects. The default accepts only k_batch == 1.
   virtual Support check_args(const ConvProblem& /*problem*/, const ConvArgs& args) const {
