@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from runtime_build import FIXTURES, build_shared, c_api_sources, find_nvcc
+
 from tiledispatch import Registry
 
 

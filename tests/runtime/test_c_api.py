@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from runtime_build import REPO_ROOT
+
 from tiledispatch.native import CArgs, CKernelInfo, NativeLibrary, to_c_problem
 from tiledispatch.problem import Problem
 

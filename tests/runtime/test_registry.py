@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
+
 from tiledispatch import (
     BuildRequest,
     KernelInfo,
