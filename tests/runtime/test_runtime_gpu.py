@@ -139,7 +139,8 @@ def test_split_k_backward_weight_matches_pytorch(gpu_registry: Registry) -> None
 
 
 def first_problem(registry: Registry, direction: str = "fwd") -> tuple[Problem, str]:
-    for kernel in registry.kernels:
+    # fp16 first: CuPy (through __cuda_array_interface__) has no bfloat16.
+    for kernel in sorted(registry.kernels, key=lambda k: (k.dtype.value != "fp16", k.name)):
         if kernel.direction.value == direction and kernel.ndim_spatial == 2 and kernel.family != "depthwise":
             problem = problem_for(registry, kernel)
             if problem is not None:
