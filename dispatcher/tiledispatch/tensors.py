@@ -111,10 +111,13 @@ def _from_dlpack(role: str, tensor: Any) -> TensorView:
     """Reads the DLTensor inside the producer's capsule without consuming it: the capsule keeps the producer's
     memory alive until the view is dropped, and its destructor then releases it."""
     capsule = tensor.__dlpack__()
-    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-    get_pointer.restype = ctypes.c_void_p
-    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    address = get_pointer(capsule, b"dltensor")
+    # A prototype of our own, rather than setting argtypes on the shared ctypes.pythonapi function.
+    prototype = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)
+    get_pointer = prototype(("PyCapsule_GetPointer", ctypes.pythonapi))
+    try:
+        address = get_pointer(capsule, b"dltensor")
+    except ValueError:
+        raise TensorError(f"{role}: the DLPack capsule is not an unconsumed 'dltensor'") from None
     dl = _DLTensor.from_address(address)  # DLManagedTensor starts with its DLTensor
     shape = tuple(dl.shape[i] for i in range(dl.ndim))
     if dl.strides:

@@ -277,3 +277,16 @@ def test_build_runs_scons_with_progress_and_reports_failures(tmp_path: Path) -> 
             cuda_root=sandbox.cuda,
             progress=lines.append,
         )
+
+
+def test_dlpack_tensors_are_read_and_host_memory_is_refused(registry: Registry) -> None:
+    numpy = pytest.importorskip("numpy", reason="NumPy (a DLPack producer) is not installed")
+    from tiledispatch.tensors import view_of
+
+    host = numpy.zeros((4, 16, 16, 64), dtype=numpy.float16)  # NHWC, in host memory
+    view = view_of("input", host[:, :, ::2])
+    assert (view.shape, view.strides, view.dtype.value) == ((4, 16, 8, 64), (16384, 1024, 128, 1), "fp16")
+    assert view.pointer == host.ctypes.data
+    assert view.framework == "dlpack"
+    with pytest.raises(TensorError, match="input: tensor is on dlpack device type 1, not on a CUDA device"):
+        registry.run(host, *tensors()[1:], PROBLEM)
