@@ -101,3 +101,19 @@ def test_modules_keep_weights_channels_last_and_refuse_what_kernels_cannot_do(ba
         backend.conv(torch.randn(1, 4, 5, 5), torch.randn(4, 2, 3, 3))
     with pytest.raises(ValueError, match=r"stride=\(1, 2, 3\): expected an int or 2 ints"):
         backend.conv(torch.randn(1, 4, 5, 5), torch.randn(4, 4, 3, 3), stride=(1, 2, 3))
+
+
+def test_problems_the_kernels_cannot_express_fall_back(backend: TorchBackend) -> None:
+    """An empty batch is no kernel problem (N >= 1): the plan falls back instead of raising."""
+
+    class CudaLike:
+        is_cuda = True
+        dtype = torch.float16
+
+    def empty_batch() -> object:
+        from tiledispatch.torch.problems import conv_problem
+
+        return conv_problem((0, 8, 4, 4), (8, 8, 1, 1), [1, 1], [0, 0], [1, 1], 1, "fwd", "fp16")
+
+    with pytest.warns(RuntimeWarning, match=r"not a kernel problem \(1 validation error for Problem N"):
+        assert backend._plan([CudaLike()], empty_batch) is None

@@ -69,9 +69,12 @@ class TorchBackend:
             why = f"dtypes {sorted({str(t.dtype) for t in tensors})} (kernels take one of fp16, bf16, fp32)"
         problem = None
         if why is None:
-            problem = problem_of()
-            if self.kernel_for(problem) is None:
-                why = f"no kernel in {self.registry.path.name} supports {problem.describe()}"
+            try:
+                problem = problem_of()
+            except ValueError as error:  # e.g. an empty batch: PyTorch handles it (or raises its own error)
+                why = f"not a kernel problem ({' '.join(str(error).split())})"
+        if problem is not None and self.kernel_for(problem) is None:
+            why = f"no kernel in {self.registry.path.name} supports {problem.describe()}"
         if why is None:
             return problem
         self.fallbacks.append(why)
