@@ -235,7 +235,7 @@ TARGETS = (
     ("profiler", "the profiler executable (default)"),
     ("lib", "libtiledispatch_<ruleset>.so: the C API over every instance (default; what Python loads)"),
     ("examples", "the C++ examples in examples/cpp, linked against the shared library"),
-    ("check", "run the profiler's --verify-instances against every expected_<dir>.txt (no GPU needed)"),
+    ("check", "the profiler's --verify-instances against each expected_<dir>.txt (no GPU needed); links lib"),
     ("compiledb", "compile_commands.json in the build directory"),
 )
 

@@ -57,3 +57,10 @@ def test_noop_lib_build_does_nothing_and_a_changed_unit_relinks(sandbox: Sandbox
     sandbox.scons("lib")
     assert sandbox.compiled_sources() == ["runtime.cpp"]
     assert len(_shared_links(sandbox)) == 1
+
+
+def test_check_links_the_library_too(sandbox: Sandbox) -> None:
+    """CI builds `check`; the shared library (and the tests of its kernel list) come with it."""
+    sandbox.scons("check")
+    assert (sandbox.build / LIBRARY).is_file()
+    assert len(_shared_links(sandbox)) == 1
