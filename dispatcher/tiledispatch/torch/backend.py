@@ -11,6 +11,7 @@ This module deliberately does not use ``from __future__ import annotations``: to
 schema from its annotations.
 """
 
+import collections
 import uuid
 import warnings
 from collections.abc import Callable, Sequence
@@ -46,7 +47,8 @@ class TorchBackend:
     def __init__(self, registry: Registry, namespace: str | None = None) -> None:
         self.registry = registry
         self.namespace = namespace or f"tiledispatch_{uuid.uuid4().hex[:8]}"
-        self.fallbacks: list[str] = []  # problems that ran with PyTorch, in order (for inspection)
+        # Why convolutions ran with PyTorch, with how often (bounded: one entry per distinct reason).
+        self.fallbacks: collections.Counter[str] = collections.Counter()
         self._selected: dict[Problem, str | None] = {}
         self.conv_fwd, self.conv_bwd_data, self.conv_bwd_weight = self._define_ops()
 
@@ -77,8 +79,8 @@ class TorchBackend:
             why = f"no kernel in {self.registry.path.name} supports {problem.describe()}"
         if why is None:
             return problem
-        self.fallbacks.append(why)
-        if len(self.fallbacks) == 1:
+        self.fallbacks[why] += 1
+        if self.fallbacks.total() == 1:
             warnings.warn(
                 f"tiledispatch: {why}; running PyTorch's convolution instead (warned once per backend; "
                 "see TorchBackend.fallbacks for later ones)",
