@@ -14,7 +14,9 @@ COMMON_FLAGS: tuple[str, ...] = ("-std=c++17", "-O3", "--expt-relaxed-constexpr"
 LINK_FLAGS: tuple[str, ...] = ("-cudart=static",)
 # The shared library links the static CUDA runtime too: it loads (and lists its kernels) on machines without a
 # CUDA install, and shares the driver's primary context with any other runtime in the process (PyTorch, CuPy).
-SHARED_LINK_FLAGS: tuple[str, ...] = ("-shared", "-cudart=static")
+# -Bsymbolic binds the library's references to its own definitions, so that two rule sets' libraries (or any
+# library loaded RTLD_GLOBAL before it) never interpose on each other's C++ symbols.
+SHARED_LINK_FLAGS: tuple[str, ...] = ("-shared", "-cudart=static", "-Xlinker=-Bsymbolic")
 
 
 def compile_flags(arch: str) -> list[str]:

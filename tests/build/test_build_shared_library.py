@@ -23,6 +23,7 @@ def test_lib_links_the_runtime_objects_and_every_instance_library(sandbox: Sandb
     [link] = _shared_links(sandbox)
     assert "-cudart=static" in link
     assert "-Xlinker=-soname=libtiledispatch_tiny.so" in link
+    assert "-Xlinker=-Bsymbolic" in link
     inputs = [word for word in link if word.endswith((".o", ".a"))]
     assert sorted(inputs) == sorted(
         [

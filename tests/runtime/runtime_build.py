@@ -51,7 +51,7 @@ def build_shared(name: str, sources: list[Path]) -> Path:
     nvcc = find_nvcc()
     if nvcc is None:
         raise RuntimeError("no nvcc found (pinned wheel, $TD_NVCC, /usr/local/cuda)")
-    flags = ["-std=c++17", "-O1", "-Xcompiler=-fPIC", "-shared", "-cudart=static"]
+    flags = ["-std=c++17", "-O1", "-Xcompiler=-fPIC", "-shared", "-cudart=static", "-Xlinker=-Bsymbolic"]
     flags += ["-I", str(REPO_ROOT / "instances" / "include")]
     lib_dir = nvcc.parent.parent / "lib"
     if (lib_dir / "libcudart_static.a").is_file():
