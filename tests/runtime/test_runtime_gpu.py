@@ -276,7 +276,8 @@ def test_autograd_matches_pytorch(gpu_registry: Registry, backend, dtype: str) -
     assert rel_l2(bias.grad, b64.grad) <= tolerance
 
 
-def test_module_and_torch_compile(gpu_registry: Registry, backend) -> None:
+@pytest.mark.parametrize("compiler", ["aot_eager", "inductor"])
+def test_module_and_torch_compile(gpu_registry: Registry, backend, compiler: str) -> None:
     from tiledispatch.torch import Conv2d
 
     problem = autograd_problem(gpu_registry, "fp16")
@@ -285,7 +286,7 @@ def test_module_and_torch_compile(gpu_registry: Registry, backend) -> None:
     layer = layer.to(device="cuda", dtype=torch.float16)
     x = torch.randn(problem.N, problem.C, problem.Hi, problem.Wi, device="cuda", dtype=torch.float16)
     eager = layer(x)
-    compiled = torch.compile(layer, fullgraph=True)
+    compiled = torch.compile(layer, backend=compiler, fullgraph=True)
     out = compiled(x)
     expected = torch.nn.functional.conv2d(x.double(), layer.weight.double(), None, **args)
     assert rel_l2(eager, expected) <= 1e-2
