@@ -1,14 +1,8 @@
-// The generated register functions (docs/architecture.md §2b), one per direction, each defined in that
-// direction's instance library.
+// The profiler's registration of the three generated instance libraries.
 #pragma once
 
+#include "tiledispatch/runtime/registration.hpp"
 #include "tiledispatch/runtime/registry.hpp"
-
-namespace tiledispatch::generated {
-void register_fwd_instances(Registry& registry);
-void register_bwd_data_instances(Registry& registry);
-void register_bwd_weight_instances(Registry& registry);
-}  // namespace tiledispatch::generated
 
 namespace tiledispatch::profiler {
 // Registers the instances of all three libraries. Constructing an instance makes no CUDA call, so this is safe

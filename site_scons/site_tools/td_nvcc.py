@@ -8,8 +8,9 @@ scanner over ``CPPPATH`` (``instances/include`` and the generated directory); th
 passed with ``-isystem`` outside ``CPPPATH``: it belongs to the pinned wheel, whose version is in the
 identity, and scanning it on every build would only slow no-op builds down.
 
-Methods: ``env.TDObjects(sources, obj_dir)``, ``env.TDLibrary(target, objects)``, ``env.TDProgram(target,
-sources)``, ``env.TDCompileDb(target)``.
+Methods: ``env.TDObjects(sources, obj_dir)``, ``env.TDLibrary(target, objects)``,
+``env.TDSharedLibrary(target, sources)``, ``env.TDProgram(target, sources, rpath=None)``,
+``env.TDCompileDb(target)``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from SCons.Action import Action
 from SCons.Builder import Builder
 from SCons.Environment import Base as Environment
 from SCons.Node import Node
-from tiledispatch_build.flags import LINK_FLAGS, compile_flags
+from tiledispatch_build.flags import LINK_FLAGS, SHARED_LINK_FLAGS, compile_flags
 from tiledispatch_build.options import BuildOptions
 from tiledispatch_build.toolchain import HERMETIC_ENV, Toolchain
 
@@ -62,8 +63,16 @@ def _library(env: Environment, target: str, objects: list) -> list[Node]:
     return env.NvccLibrary(target=target, source=env.Flatten(objects))
 
 
-def _program(env: Environment, target: str, sources: list) -> list[Node]:
-    return env.NvccProgram(target=target, source=env.Flatten(sources))
+def _shared_library(env: Environment, target: str, sources: list) -> list[Node]:
+    """A shared library from objects and static libraries (whole archives are not forced: every instance is
+    reached through the register functions the C API calls)."""
+    return env.NvccSharedLibrary(target=target, source=env.Flatten(sources))
+
+
+def _program(env: Environment, target: str, sources: list, rpath: str | None = None) -> list[Node]:
+    """An executable; ``rpath`` (relative to the executable, e.g. ``../lib``) finds the shared libraries."""
+    flags = [f"-Xlinker=-rpath='$$ORIGIN/{rpath}'"] if rpath else []  # quoted: the shell must not expand it
+    return env.NvccProgram(target=target, source=env.Flatten(sources), TD_RPATH_FLAGS=flags)
 
 
 def _write_compile_db(target: list, source: list, env: Environment) -> None:
@@ -106,7 +115,11 @@ def generate(env: Environment) -> None:
         IMPLICIT_COMMAND_DEPENDENCIES=0,
         NVCCCOM=f"{_TOOL} $NVCCFLAGS $( -isystem $TD_CUTE_INCLUDE $) $_CPPINCFLAGS -c $SOURCE -o $TARGET",
         NVCCLIBCOM=f"{_TOOL} --lib -o $TARGET $SOURCES",
-        NVCCLINKCOM=f"{_TOOL} -o $TARGET $SOURCES $( -L$TD_CUDA_LIB_DIR $) $NVCCLINKFLAGS",
+        NVCCLINKCOM=f"{_TOOL} -o $TARGET $SOURCES $( -L$TD_CUDA_LIB_DIR $) $NVCCLINKFLAGS $TD_RPATH_FLAGS",
+        NVCCSHAREDLINKFLAGS=list(SHARED_LINK_FLAGS),
+        NVCCSHLINKCOM=f"{_TOOL} -o $TARGET $SOURCES $( -L$TD_CUDA_LIB_DIR $) $NVCCSHAREDLINKFLAGS "
+        "-Xlinker=-soname=${TARGET.file}",
+        TD_RPATH_FLAGS=[],
         TD_COMPILES=[],
     )
     if not options.verbose:
@@ -114,6 +127,7 @@ def generate(env: Environment) -> None:
             NVCCCOMSTR="nvcc $SOURCE.name",
             NVCCLIBCOMSTR="ar $TARGET.name",
             NVCCLINKCOMSTR="link $TARGET",
+            NVCCSHLINKCOMSTR="link $TARGET",
         )
     env["BUILDERS"]["NvccObject"] = Builder(
         action=Action("$NVCCCOM", "$NVCCCOMSTR", varlist=_SIGNATURE_VARS),
@@ -125,7 +139,11 @@ def generate(env: Environment) -> None:
     env["BUILDERS"]["NvccProgram"] = Builder(
         action=Action("$NVCCLINKCOM", "$NVCCLINKCOMSTR", varlist=_SIGNATURE_VARS)
     )
+    env["BUILDERS"]["NvccSharedLibrary"] = Builder(
+        action=Action("$NVCCSHLINKCOM", "$NVCCSHLINKCOMSTR", varlist=_SIGNATURE_VARS)
+    )
     env.AddMethod(_objects, "TDObjects")
+    env.AddMethod(_shared_library, "TDSharedLibrary")
     env.AddMethod(_library, "TDLibrary")
     env.AddMethod(_program, "TDProgram")
     env.AddMethod(_compile_db, "TDCompileDb")

@@ -268,8 +268,10 @@ def parse_options(arguments: Mapping[str, str], repo_root: Path) -> BuildOptions
 TARGETS = (
     ("generate", "write the generated headers, units, register files and expected instance lists"),
     ("instances", "the per-direction instance libraries and the runtime library"),
-    ("profiler", "the profiler executable (the default target)"),
-    ("check", "run the profiler's --verify-instances against every expected_<dir>.txt (no GPU needed)"),
+    ("profiler", "the profiler executable (default)"),
+    ("lib", "libtiledispatch_<ruleset>.so: the C API over every instance (default; what Python loads)"),
+    ("examples", "the C++ examples in examples/cpp, linked against the shared library"),
+    ("check", "the profiler's --verify-instances against each expected_<dir>.txt (no GPU needed); links lib"),
     ("compiledb", "compile_commands.json in the build directory"),
 )
 

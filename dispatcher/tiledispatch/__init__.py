@@ -1,0 +1,30 @@
+"""tiledispatch: the Python runtime of the generated grouped-convolution kernels.
+
+``Registry.build(ruleset="tiny")`` builds and loads a rule set's kernels; ``registry.select(problem)`` and
+``registry.run(x, w, y, problem)`` pick and run one; ``tiledispatch.torch`` plugs them into PyTorch autograd.
+"""
+
+from generators.enums import DataType, Direction
+
+from .build import BuildRequest
+from .errors import BuildError, LibraryError, TensorError, TiledispatchError, UnsupportedProblemError
+from .kernels import KernelInfo, Support
+from .problem import Problem
+from .registry import Registry
+from .selection import KernelSelector
+
+__all__ = [
+    "BuildError",
+    "BuildRequest",
+    "DataType",
+    "Direction",
+    "KernelInfo",
+    "KernelSelector",
+    "LibraryError",
+    "Problem",
+    "Registry",
+    "Support",
+    "TensorError",
+    "TiledispatchError",
+    "UnsupportedProblemError",
+]

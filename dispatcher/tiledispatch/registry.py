@@ -1,0 +1,209 @@
+"""``Registry``: the kernels of one built rule set, loaded from ``libtiledispatch_<ruleset>.so``.
+
+Loading, listing, support queries and selection are host-only; CUDA is touched first by ``run`` (lazy
+initialisation: build in worker processes, load anywhere). The library handle belongs to the Registry object.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from generators.enums import Direction
+
+from .build import BuildRequest, run_build
+from .errors import LibraryError, TensorError, UnsupportedProblemError
+from .kernels import KernelInfo, Support
+from .native import NativeLibrary
+from .problem import Problem
+from .selection import KernelSelector
+from .tensors import check_views, view_of
+
+
+def _as_problem(problem: Problem | dict[str, Any]) -> Problem:
+    if isinstance(problem, Problem):
+        return problem
+    if isinstance(problem, dict):
+        return Problem.model_validate(problem)
+    raise TypeError(
+        f"problem must be a tiledispatch.Problem or a dict of its fields, got {type(problem).__name__}"
+    )
+
+
+def _stream_handle(stream: object, tensor: object, device: int) -> int:
+    """A cudaStream_t as an integer: an int as given, a torch/CuPy stream object, or (None) the current
+    stream of the tensors' framework (PyTorch, CuPy), else the legacy default stream."""
+    if stream is None:
+        module = type(tensor).__module__.split(".")[0]
+        if module == "torch":
+            import torch
+
+            return int(torch.cuda.current_stream(device if device >= 0 else None).cuda_stream)
+        if module == "cupy":
+            import cupy
+
+            return int(cupy.cuda.get_current_stream().ptr)
+        return 0
+    if isinstance(stream, int):
+        return stream
+    for attribute in ("cuda_stream", "ptr", "handle"):
+        handle = getattr(stream, attribute, None)
+        if isinstance(handle, int):
+            return handle
+    raise TypeError(f"stream {stream!r} is not an int, a torch.cuda.Stream or a cupy Stream")
+
+
+class Registry:
+    """The kernels of one shared library: ``Registry.load(path)`` or ``Registry.build(...)``."""
+
+    def __init__(self, library: NativeLibrary, selector: KernelSelector | None = None) -> None:
+        self._library = library
+        self._selector = selector
+        self._kernels = tuple(
+            KernelInfo.model_validate(library.kernel_info(i)) for i in range(library.kernel_count())
+        )
+        self._by_name = {kernel.name: kernel for kernel in self._kernels}
+
+    @classmethod
+    def load(cls, path: str | Path, selector: KernelSelector | None = None) -> Registry:
+        """Loads a built ``libtiledispatch_<ruleset>.so`` (no CUDA call)."""
+        return cls(NativeLibrary(path), selector)
+
+    @classmethod
+    def build(
+        cls,
+        ruleset: str = "tiny",
+        directions: str | Iterable[str] | None = None,
+        dtypes: str | Iterable[str] | None = None,
+        ndims: int | Iterable[int] | None = None,
+        max_workers: int | None = None,
+        arch: str = "sm_90a",
+        progress: Callable[[str], None] | None = None,
+        **options: Any,
+    ) -> Registry:
+        """Builds the rule set's shared library with SCons (``max_workers`` parallel jobs; progress lines to
+        ``progress``, default stderr) and loads it. ``options``: ``toolchain``, ``cuda_root``, ``repo_root``
+        (see ``BuildRequest``)."""
+        fields: dict[str, Any] = {"ruleset": ruleset, "arch": arch, "max_workers": max_workers, **options}
+        for name, value in (("directions", directions), ("dtypes", dtypes), ("ndims", ndims)):
+            if value is not None:
+                fields[name] = value if isinstance(value, str | int) else tuple(value)
+        return cls.load(run_build(BuildRequest.model_validate(fields), progress))
+
+    @property
+    def path(self) -> Path:
+        return self._library.path
+
+    @property
+    def kernels(self) -> tuple[KernelInfo, ...]:
+        """Every kernel, ordered by name."""
+        return self._kernels
+
+    def kernel(self, name: str) -> KernelInfo:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise UnsupportedProblemError(f"no kernel named {name!r} in {self.path.name}") from None
+
+    def to_json(self) -> dict[str, Any]:
+        """The C API's registry export (CK's conv_dispatcher_export_registry_json), parsed."""
+        return json.loads(self._library.registry_json())
+
+    def supported(self, problem: Problem | dict[str, Any], only_supported: bool = False) -> list[Support]:
+        """For every kernel (or only those that support it): does it compute `problem`, and if not, why."""
+        problem = _as_problem(problem)
+        self._library.validate(problem)
+        verdicts = []
+        for kernel in self._kernels:
+            ok, reason = self._library.is_supported(kernel.name, problem)
+            if ok or not only_supported:
+                verdicts.append(Support(kernel=kernel.name, supported=ok, reason=reason))
+        return verdicts
+
+    def is_supported(self, problem: Problem | dict[str, Any], kernel: str) -> Support:
+        problem = _as_problem(problem)
+        self.kernel(kernel)
+        ok, reason = self._library.is_supported(kernel, problem)
+        return Support(kernel=kernel, supported=ok, reason=reason)
+
+    def select(self, problem: Problem | dict[str, Any]) -> KernelInfo:
+        """The kernel that runs `problem` when none is named: the selector's choice if one was given, else the
+        C library's tile heuristic. ``UnsupportedProblemError`` when no kernel supports it."""
+        problem = _as_problem(problem)
+        try:
+            if self._selector is None:
+                return self._by_name[self._library.select(problem)]
+            candidates = [self._by_name[s.kernel] for s in self.supported(problem, only_supported=True)]
+        except LibraryError as error:
+            if error.status == "TD_ERROR_NO_KERNEL":
+                raise UnsupportedProblemError(
+                    f"no kernel in {self.path.name} supports {problem.describe()}"
+                ) from None
+            raise
+        if not candidates:
+            raise UnsupportedProblemError(f"no kernel in {self.path.name} supports {problem.describe()}")
+        chosen = self._selector.select(problem, candidates)
+        if chosen.name not in {c.name for c in candidates}:
+            raise UnsupportedProblemError(
+                f"the selector chose {chosen.name}, which is not among the candidates"
+            )
+        return chosen
+
+    def workspace_bytes(
+        self, problem: Problem | dict[str, Any], kernel: str, split_k: int | None = None
+    ) -> int:
+        """Device workspace `kernel` needs for `problem` at split-K factor `split_k` (0: none)."""
+        problem = _as_problem(problem)
+        self.kernel(kernel)
+        return self._library.workspace_size(kernel, problem, split_k or 1)
+
+    def run(
+        self,
+        x: object,
+        w: object,
+        y: object,
+        problem: Problem | dict[str, Any],
+        kernel: str | None = None,
+        split_k: int | None = None,
+        stream: object = None,
+    ) -> KernelInfo:
+        """Runs `problem` on device tensors (PyTorch, CuPy, anything with ``__cuda_array_interface__`` or
+        DLPack): `x` input (N, C, [D,] H, W) channels-last or NHWGC, `w` weight (K, C/G, [Z,] Y, X)
+        channels-last or GKYXC, `y` output. fwd writes `y`, bwd_data writes `x`, bwd_weight writes `w`.
+        Asynchronous on `stream` (default: the framework's current stream). Returns the kernel that ran."""
+        problem = _as_problem(problem)
+        if split_k is not None and (not isinstance(split_k, int) or split_k < 1):
+            raise ValueError(f"split_k must be a positive int, got {split_k!r}")
+        if split_k not in (None, 1) and problem.direction is not Direction.BWD_WEIGHT:
+            raise ValueError(
+                f"split_k={split_k}: split-K is backward-weight only, problem is {problem.direction.value}"
+            )
+        views = [view_of("input", x), view_of("weight", w), view_of("output", y)]
+        device = check_views(views, problem)
+        chosen = self.select(problem) if kernel is None else self.kernel(kernel)
+        if kernel is not None:
+            verdict = self.is_supported(problem, kernel)
+            if not verdict.supported:
+                raise UnsupportedProblemError(
+                    f"{kernel} does not support {problem.describe()}: {verdict.reason}"
+                )
+        handle = _stream_handle(stream, x, device)
+        try:
+            self._library.run(
+                chosen.name,
+                problem,
+                (views[0].pointer, views[1].pointer, views[2].pointer),
+                split_k or 1,
+                device,
+                handle,
+            )
+        except LibraryError as error:
+            if error.status == "TD_ERROR_BAD_ARGUMENTS":
+                raise TensorError(str(error)) from None
+            raise
+        return chosen
+
+    def __repr__(self) -> str:
+        return f"Registry({self.path}, {len(self._kernels)} kernels)"
