@@ -14,8 +14,9 @@
 // false where the element is padding, out of range or off the diagonal: the loader then zero-fills).
 //
 // Tile addressing (the Hopper producer): where a GEMM-K tile lies inside one filter tap and one merged group
-// (`tile_addressing(tile_k)`, a property of the problem), `a_tile(k0)` / `b_tile(k0)` split the tap once per
-// k-tile and `a_locate_tile` / `b_locate_tile` find each chunk with adds and compares only. Views without it
+// (`tile_addressing(tile_k)`, a property of the problem), `k_tile(k0)` splits the tap once per CTA tile,
+// `advance` moves to the next k-tile with adds, and `a_locate_tile` / `b_locate_tile` find each chunk with adds
+// and compares only. Views without it
 // answer `tile_addressing` false and the producer uses `locate` per chunk.
 #pragma once
 
@@ -153,8 +154,9 @@ struct FwdView {
   ConvShape<Index> s;
   Index g0;  // first group of this block
 
-  // A (M, K), K-major: input pixels gathered through the filter window.
-  struct AInfo { Index base; Index d, h, w; bool valid; };
+  // A (M, K), K-major: input pixels gathered through the filter window. `pix`: the offset of the window's
+  // corner pixel (possibly in the padding) relative to `base`, for tile addressing.
+  struct AInfo { Index base; Index d, h, w; Index pix; bool valid; };
   TD_HOST_DEVICE AInfo a_prepare(Index m) const {
     AInfo i{};
     i.valid = m < s.gemm_m;
@@ -170,6 +172,7 @@ struct FwdView {
       i.h = oh * s.sh - s.ph;
       i.w = ow * s.sw - s.pw;
       i.base = n * s.Di * s.Hi * s.Wi * s.C + g0 * TapsT::channels_per_group(s);
+      i.pix = ((i.d * s.Hi + i.h) * s.Wi + i.w) * s.C;
     }
     return i;
   }
@@ -218,9 +221,16 @@ struct FwdView {
     return true;
   }
 
-  // Tile addressing: C/G a multiple of tile_k puts a k-tile inside one tap and one group.
+  // Tile addressing: C/G a multiple of tile_k puts a k-tile inside one tap and one group. A KTile is made
+  // once per CTA tile (the divisions) and advanced by adds per k-tile; off_a / off_b are the k-tile's offsets
+  // relative to a chunk's corner pixel (A) and weight row (B).
   TD_HOST_DEVICE bool tile_addressing(int tile_k) const { return TapsT::channels_per_group(s) % tile_k == 0; }
-  struct KTile { Index k0, dz, dy, dx, tap, gl, r0; };  // r0: channel of k0 within its group
+  struct KTile { Index k0, x, y, z, dx, dy, dz, tap, gl, r0, off_a, off_b; };
+  TD_HOST_DEVICE void k_tile_offsets(KTile& t) const {
+    const Index cg = TapsT::channels_per_group(s);
+    t.off_a = ((t.dz * s.Hi + t.dy) * s.Wi + t.dx) * s.C + t.gl * cg + t.r0;
+    t.off_b = t.tap * cg + t.r0;
+  }
   TD_HOST_DEVICE KTile k_tile(Index k0) const {
     KTile t{};
     const Index cg = TapsT::channels_per_group(s);
@@ -230,27 +240,44 @@ struct FwdView {
     const Index r = k0 - t.tap * gc;
     t.gl = GM > 1 ? r / cg : 0;
     t.r0 = r - t.gl * cg;
-    Index z, y, x;
-    TapsT::split(s, t.tap, z, y, x);
-    t.dz = z * s.dd, t.dy = y * s.dh, t.dx = x * s.dw;
+    TapsT::split(s, t.tap, t.z, t.y, t.x);
+    t.dz = t.z * s.dd, t.dy = t.y * s.dh, t.dx = t.x * s.dw;
+    k_tile_offsets(t);
     return t;
+  }
+  // The next k-tile (tile_k further along GEMM K).
+  TD_HOST_DEVICE void advance(KTile& t, int tile_k) const {
+    t.k0 += tile_k;
+    t.r0 += tile_k;
+    if (t.r0 == TapsT::channels_per_group(s)) {
+      t.r0 = 0;
+      if (++t.gl == GM) {
+        t.gl = 0;
+        ++t.tap;
+        t.dx += s.dw;
+        if (++t.x == s.X) {
+          t.x = 0, t.dx = 0, t.dy += s.dh;
+          if (++t.y == s.Y) t.y = 0, t.dy = 0, ++t.z, t.dz += s.dd;
+        }
+      }
+    }
+    k_tile_offsets(t);
   }
   TD_HOST_DEVICE bool a_locate_tile(const AInfo& i, const KTile& t, Index kk, Index& offset) const {
     if (!i.valid || t.k0 >= s.gemm_k) return false;
     if constexpr (Geometry == FilterGeometry::kPlainGemm) {
       offset = i.base + t.k0 + kk;
     } else {
-      const Index di = i.d + t.dz, hi = i.h + t.dy, wi = i.w + t.dx;
       if constexpr (Geometry != FilterGeometry::kFilter1x1) {
-        if (!in_range(di, s.Di) || !in_range(hi, s.Hi) || !in_range(wi, s.Wi)) return false;
+        if (!in_range(i.d + t.dz, s.Di) || !in_range(i.h + t.dy, s.Hi) || !in_range(i.w + t.dx, s.Wi)) return false;
       }
-      offset = i.base + ((di * s.Hi + hi) * s.Wi + wi) * s.C + t.gl * TapsT::channels_per_group(s) + t.r0 + kk;
+      offset = i.base + i.pix + t.off_a + kk;
     }
     return true;
   }
   TD_HOST_DEVICE bool b_locate_tile(const BInfo& i, const KTile& t, Index kk, Index& offset) const {
     if (!i.valid || t.k0 >= s.gemm_k || (GM > 1 && t.gl != i.gl)) return false;
-    offset = i.base + t.tap * TapsT::channels_per_group(s) + t.r0 + kk;
+    offset = i.base + t.off_b + kk;
     return true;
   }
 
@@ -273,7 +300,7 @@ struct BwdDataView {
 
   // A (M, K), K-major: output-gradient pixels that see input pixel m through tap (z,y,x). With stride > 1
   // most (pixel, tap) pairs hit no output pixel; those gathers are predicated off (zero-filled).
-  struct AInfo { Index base; Index d, h, w; bool valid; };
+  struct AInfo { Index base; Index d, h, w; Index pix; bool valid; };
   TD_HOST_DEVICE AInfo a_prepare(Index m) const {
     AInfo i{};
     i.valid = m < s.gemm_m;
@@ -289,6 +316,7 @@ struct BwdDataView {
       i.h = hi + s.ph;
       i.w = wi + s.pw;
       i.base = n * s.Do * s.Ho * s.Wo * s.K + g0 * s.Kg;
+      i.pix = ((i.d * s.Ho + i.h) * s.Wo + i.w) * s.K;  // unit strides: the output pixel of tap 0
     }
     return i;
   }
@@ -343,7 +371,11 @@ struct BwdDataView {
   TD_HOST_DEVICE bool tile_addressing(int tile_k) const {
     return s.Kg % tile_k == 0 && s.sd == 1 && s.sh == 1 && s.sw == 1;
   }
-  struct KTile { Index k0, dz, dy, dx, tap, gl, r0; };  // r0: output channel of k0 within its group
+  struct KTile { Index k0, x, y, z, dx, dy, dz, tap, gl, r0, off_a, off_b; };
+  TD_HOST_DEVICE void k_tile_offsets(KTile& t) const {
+    t.off_a = t.gl * s.Kg + t.r0 - ((t.dz * s.Ho + t.dy) * s.Wo + t.dx) * s.K;
+    t.off_b = (t.r0 * TapsT::count(s) + t.tap) * TapsT::channels_per_group(s);
+  }
   TD_HOST_DEVICE KTile k_tile(Index k0) const {
     KTile t{};
     const Index gk = GM * s.Kg;
@@ -352,25 +384,41 @@ struct BwdDataView {
     const Index r = k0 - t.tap * gk;
     t.gl = GM > 1 ? r / s.Kg : 0;
     t.r0 = r - t.gl * s.Kg;
-    Index z, y, x;
-    TapsT::split(s, t.tap, z, y, x);
-    t.dz = z * s.dd, t.dy = y * s.dh, t.dx = x * s.dw;
+    TapsT::split(s, t.tap, t.z, t.y, t.x);
+    t.dz = t.z * s.dd, t.dy = t.y * s.dh, t.dx = t.x * s.dw;
+    k_tile_offsets(t);
     return t;
+  }
+  TD_HOST_DEVICE void advance(KTile& t, int tile_k) const {
+    t.k0 += tile_k;
+    t.r0 += tile_k;
+    if (t.r0 == s.Kg) {
+      t.r0 = 0;
+      if (++t.gl == GM) {
+        t.gl = 0;
+        ++t.tap;
+        t.dx += s.dw;
+        if (++t.x == s.X) {
+          t.x = 0, t.dx = 0, t.dy += s.dh;
+          if (++t.y == s.Y) t.y = 0, t.dy = 0, ++t.z, t.dz += s.dd;
+        }
+      }
+    }
+    k_tile_offsets(t);
   }
   TD_HOST_DEVICE bool a_locate_tile(const AInfo& i, const KTile& t, Index kk, Index& offset) const {
     if (!i.valid || t.k0 >= s.gemm_k) return false;
     if constexpr (Geometry == FilterGeometry::kPlainGemm) {
       offset = i.base + t.k0 + kk;
     } else {
-      const Index od = i.d - t.dz, oh = i.h - t.dy, ow = i.w - t.dx;
-      if (!in_range(od, s.Do) || !in_range(oh, s.Ho) || !in_range(ow, s.Wo)) return false;
-      offset = i.base + ((od * s.Ho + oh) * s.Wo + ow) * s.K + t.gl * s.Kg + t.r0 + kk;
+      if (!in_range(i.d - t.dz, s.Do) || !in_range(i.h - t.dy, s.Ho) || !in_range(i.w - t.dx, s.Wo)) return false;
+      offset = i.base + i.pix + t.off_a + kk;
     }
     return true;
   }
   TD_HOST_DEVICE bool b_locate_tile(const BInfo& i, const KTile& t, Index kk, Index& offset) const {
     if (!i.valid || t.k0 >= s.gemm_k || (GM > 1 && t.gl != i.gl)) return false;
-    offset = i.base + ((t.r0 + kk) * TapsT::count(s) + t.tap) * TapsT::channels_per_group(s);
+    offset = i.base + t.off_b + kk * TapsT::count(s) * TapsT::channels_per_group(s);
     return true;
   }
 
@@ -403,9 +451,21 @@ struct BwdWeightView {
   }
 
   // B (N, K), N-major: input pixels, n = (tap, gl, c) with (gl, c) contiguous in NDHWGC, k = output pixel.
-  struct BInfo { Index base; Index d, h, w; bool valid; };
+  // Tile addressing keeps the output pixel (n, od, oh, ow) of the chunk's last k in `pixel`, at GEMM-K index
+  // `k_at` (-1: none yet), and walks it forward by the k-tile instead of dividing by Wo, Ho and Do per chunk.
+  struct Pixel { Index n, od, oh, ow; };
+  struct BInfo { Index base; Index d, h, w; bool valid; Index k_at; Pixel pixel; };
+  TD_HOST_DEVICE Pixel split_pixel(Index k) const {
+    Pixel p{};
+    p.ow = k % s.Wo; k /= s.Wo;
+    p.oh = k % s.Ho; k /= s.Ho;
+    p.od = k % s.Do;
+    p.n = k / s.Do;
+    return p;
+  }
   TD_HOST_DEVICE BInfo b_prepare(Index n) const {
     BInfo i{};
+    i.k_at = -1;
     const Index gc = GM * TapsT::channels_per_group(s);
     i.valid = n < s.gemm_n;
     const Index tap = n / gc;
@@ -423,29 +483,50 @@ struct BwdWeightView {
       offset = k * s.C + i.base;
       return true;
     } else {
-      Index t = k;
-      const Index ow = t % s.Wo; t /= s.Wo;
-      const Index oh = t % s.Ho; t /= s.Ho;
-      const Index od = t % s.Do;
-      const Index n = t / s.Do;
-      const Index di = od * s.sd + i.d, hi = oh * s.sh + i.h, wi = ow * s.sw + i.w;
-      if constexpr (Geometry != FilterGeometry::kFilter1x1) {
-        if (!in_range(di, s.Di) || !in_range(hi, s.Hi) || !in_range(wi, s.Wi)) return false;
-      }
-      offset = (((n * s.Di + di) * s.Hi + hi) * s.Wi + wi) * s.C + i.base;
-      return true;
+      return b_locate_pixel(i, split_pixel(k), offset);
     }
   }
+  TD_HOST_DEVICE bool b_locate_pixel(const BInfo& i, const Pixel& p, Index& offset) const {
+    const Index di = p.od * s.sd + i.d, hi = p.oh * s.sh + i.h, wi = p.ow * s.sw + i.w;
+    if constexpr (Geometry != FilterGeometry::kFilter1x1) {
+      if (!in_range(di, s.Di) || !in_range(hi, s.Hi) || !in_range(wi, s.Wi)) return false;
+    }
+    offset = (((p.n * s.Di + di) * s.Hi + hi) * s.Wi + wi) * s.C + i.base;
+    return true;
+  }
 
-  // No tile addressing: GEMM K runs over output pixels (`locate` per chunk).
-  TD_HOST_DEVICE bool tile_addressing(int) const { return false; }
+  // Tile addressing: every problem (a k-tile is a run of output pixels; B walks its pixel forward).
+  TD_HOST_DEVICE bool tile_addressing(int) const { return true; }
   struct KTile { Index k0; };
   TD_HOST_DEVICE KTile k_tile(Index k0) const { return {k0}; }
+  TD_HOST_DEVICE void advance(KTile& t, int tile_k) const { t.k0 += tile_k; }
   TD_HOST_DEVICE bool a_locate_tile(const AInfo& i, const KTile& t, Index kk, Index& offset) const {
     return a_locate(i, t.k0 + kk, offset);
   }
-  TD_HOST_DEVICE bool b_locate_tile(const BInfo& i, const KTile& t, Index kk, Index& offset) const {
-    return b_locate(i, t.k0 + kk, offset);
+  TD_HOST_DEVICE bool b_locate_tile(BInfo& i, const KTile& t, Index kk, Index& offset) const {
+    const Index k = t.k0 + kk;
+    if (!i.valid || k >= s.gemm_k) return false;
+    if constexpr (Geometry == FilterGeometry::kPlainGemm) {
+      offset = k * s.C + i.base;
+      return true;
+    } else {
+      const Index step = k - i.k_at;
+      if (i.k_at < 0 || step >= 4 * s.Wo) {
+        i.pixel = split_pixel(k);
+      } else {
+        Pixel& p = i.pixel;
+        p.ow += step;
+        while (p.ow >= s.Wo) {
+          p.ow -= s.Wo;
+          if (++p.oh == s.Ho) {
+            p.oh = 0;
+            if (++p.od == s.Do) p.od = 0, ++p.n;
+          }
+        }
+      }
+      i.k_at = k;
+      return b_locate_pixel(i, i.pixel, offset);
+    }
   }
 
   // C (M, N): weights w[g][k][tap][c]; only the diagonal blocks (gl of m == gl of n) are stored.

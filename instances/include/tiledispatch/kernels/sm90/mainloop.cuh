@@ -41,6 +41,7 @@ struct CpAsyncProducer {
     gather_a.init(tid, m0, sA(_, _, 0), [&](Index m) { return view.a_prepare(m); });
     gather_b.init(tid, n0, sB(_, _, 0), [&](Index n) { return view.b_prepare(n); });
     const bool by_tile = view.tile_addressing(Cfg::kTileK);
+    auto t = view.k_tile(kt_begin * Cfg::kTileK);  // advanced by adds per k-tile (tile addressing)
     const bool tma_a = Cfg::kTmaA && tma.use_a, tma_b = Cfg::kTmaB && tma.use_b;
     const uint32_t tma_bytes = (tma_a ? kStageBytesA : 0u) + (tma_b ? kStageBytesB : 0u);
     CUTE_NO_UNROLL
@@ -68,23 +69,23 @@ struct CpAsyncProducer {
       }
       const uint32_t bytes_a = uint32_t(stage) * kStageBytesA, bytes_b = uint32_t(stage) * kStageBytesB;
       if (by_tile) {
-        const auto t = view.k_tile(k0);
         if (!tma_a) {
           gather_a.copy(tid, bytes_a, gA,
-                        [&](const auto& i, Index kk, Index& off) { return view.a_locate_tile(i, t, kk, off); });
+                        [&](auto& i, Index kk, Index& off) { return view.a_locate_tile(i, t, kk, off); });
         }
         if (!tma_b) {
           gather_b.copy(tid, bytes_b, gB,
-                        [&](const auto& i, Index kk, Index& off) { return view.b_locate_tile(i, t, kk, off); });
+                        [&](auto& i, Index kk, Index& off) { return view.b_locate_tile(i, t, kk, off); });
         }
+        view.advance(t, Cfg::kTileK);
       } else {
         if (!tma_a) {
           gather_a.copy(tid, bytes_a, gA,
-                        [&](const auto& i, Index kk, Index& off) { return view.a_locate(i, k0 + kk, off); });
+                        [&](auto& i, Index kk, Index& off) { return view.a_locate(i, k0 + kk, off); });
         }
         if (!tma_b) {
           gather_b.copy(tid, bytes_b, gB,
-                        [&](const auto& i, Index kk, Index& off) { return view.b_locate(i, k0 + kk, off); });
+                        [&](auto& i, Index kk, Index& off) { return view.b_locate(i, k0 + kk, off); });
         }
       }
       ring.producer_commit(cursor);

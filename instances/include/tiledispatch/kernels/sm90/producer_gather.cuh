@@ -60,9 +60,10 @@ struct ProducerGather {
     }
   }
 
-  // Issues every owned chunk of the k-tile into the stage `stage_bytes` past stage 0.
+  // Issues every owned chunk of the k-tile into the stage `stage_bytes` past stage 0. `locate` may update the
+  // chunk's Info (state a view walks from k-tile to k-tile).
   template <class LocateFn>
-  __device__ void copy(int tid, uint32_t stage_bytes, const Element* gmem, LocateFn&& locate) const {
+  __device__ void copy(int tid, uint32_t stage_bytes, const Element* gmem, LocateFn&& locate) {
     CUTE_UNROLL
     for (int i = 0; i < kIters; ++i) {
       if (!owns(tid, i)) continue;
