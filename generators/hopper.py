@@ -3,8 +3,8 @@ it builds on an arch, and what it allocates. Every other valid configuration run
 name and instance string are the same either way.
 
 This is the Python half of ``Sm90Config<Traits>::not_buildable()`` / ``kSmemBytes``
-(``instances/include/tiledispatch/kernels/sm90/config.hpp``); ``tests/kernels/test_resource_model.py`` compiles the
-C++ half and compares the two on every configuration of its sample.
+(``instances/include/tiledispatch/kernels/sm90/config.hpp``); ``tests/kernels/test_resource_model.py``
+compiles the C++ half and compares the two on every configuration of its sample.
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ SMEM_ALIGN = 1024
 BARRIER_BYTES = 2 * MAX_STAGES * 8
 """A full and an empty mbarrier (8 bytes each) per stage, for the deepest ring."""
 MAX_ACCUMULATORS = 128
-DOUBLE_FRAGMENT_PIPELINES = frozenset({Pipeline.COMPV4, Pipeline.COMPV6, Pipeline.COMP_ASYNC, Pipeline.WAVELET})
+DOUBLE_FRAGMENT_PIPELINES = frozenset(
+    {Pipeline.COMPV4, Pipeline.COMPV6, Pipeline.COMP_ASYNC, Pipeline.WAVELET}
+)
 """Pipelines that keep one wgmma batch in flight (warpgroup_wait<1>), as their first-generation counterparts
 double-buffer the MMA fragments."""
 ASYNC_PIPELINES = frozenset(

@@ -1,12 +1,13 @@
 """``default``: the small hand-curated set the heuristic relies on (ck_conventions §5).
 
-Fifteen tiles common to all three directions (ten with tile_k 32, five with tile_k 64 for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), the first wave
-strategy of ``PREFERRED_WAVES`` that yields a warp tile; fwd on compv3 and compv4 (compv4 kept where the arch
-accepts it), backward on compv3 and mem, bwd_weight also with two-stage on and off.
+Fifteen tiles common to all three directions (ten with tile_k 32, five with tile_k 64 for the Hopper
+path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), the first wave strategy of ``PREFERRED_WAVES``
+that yields a warp tile; fwd on compv3 and compv4 (compv4 kept where the arch accepts it), backward on
+compv3 and mem, bwd_weight also with two-stage on and off.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
-``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles 128x128x64 and larger need 256-384 KB
-of operand stages; their fp16/bf16 counterparts fit.
+``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
+128x128x64 and larger need 256-384 KB of operand stages; their fp16/bf16 counterparts fit.
 """
 
 from __future__ import annotations

@@ -156,7 +156,10 @@ def test_sample_exercises_every_term() -> None:
     reasons = {p for p in plans if isinstance(p, str)}
     built = [p for p in plans if isinstance(p, HopperPlan)]
     assert len(reasons) >= 6 and len(built) >= 50
-    assert {p.consumer_warpgroups for p in built} == {1, 2} and {p.warpgroups_along_m for p in built} == {True, False}
+    assert {p.consumer_warpgroups for p in built} == {1, 2} and {p.warpgroups_along_m for p in built} == {
+        True,
+        False,
+    }
     assert len({p.stages for p in built}) >= 3
 
 

@@ -147,6 +147,39 @@ struct Taps {
 
 TD_HOST_DEVICE bool in_range(long long v, long long extent) { return v >= 0 && v < extent; }
 
+// The k-tile cursor of tile addressing (FwdView, BwdDataView): GEMM K runs over (tap, merged group, a run of `run`
+// channels); with tile_k dividing `run`, a k-tile lies in one tap and one group. `start` divides once; `step`
+// moves one k-tile on with adds. off_a / off_b are filled in by the view.
+template <class Index, int NDim, FilterGeometry Geometry, int GM>
+struct KTileCursor {
+  Index k0, x, y, z, dx, dy, dz, tap, gl, r0, off_a, off_b;
+
+  TD_HOST_DEVICE static KTileCursor start(const ConvShape<Index>& s, Index k0, Index run) {
+    KTileCursor t{};
+    t.k0 = k0;
+    t.tap = k0 / (GM * run);
+    const Index r = k0 - t.tap * GM * run;
+    t.gl = GM > 1 ? r / run : 0;
+    t.r0 = r - t.gl * run;
+    Taps<Index, NDim, Geometry>::split(s, t.tap, t.z, t.y, t.x);
+    t.dz = t.z * s.dd, t.dy = t.y * s.dh, t.dx = t.x * s.dw;
+    return t;
+  }
+  TD_HOST_DEVICE void step(const ConvShape<Index>& s, int tile_k, Index run) {
+    k0 += tile_k;
+    r0 += tile_k;
+    if (r0 != run) return;
+    r0 = 0;
+    if (++gl != GM) return;
+    gl = 0;
+    ++tap;
+    dx += s.dw;
+    if (++x != s.X) return;
+    x = 0, dx = 0, dy += s.dh;
+    if (++y == s.Y) y = 0, dy = 0, ++z, dz += s.dd;
+  }
+};
+
 // ---------------------------------------------------------------------------------------------- forward
 template <class Index, int NDim, FilterGeometry Geometry, int GM>
 struct FwdView {
@@ -221,46 +254,23 @@ struct FwdView {
     return true;
   }
 
-  // Tile addressing: C/G a multiple of tile_k puts a k-tile inside one tap and one group. A KTile is made
-  // once per CTA tile (the divisions) and advanced by adds per k-tile; off_a / off_b are the k-tile's offsets
-  // relative to a chunk's corner pixel (A) and weight row (B).
+  // Tile addressing: C/G a multiple of tile_k puts a k-tile inside one tap and one group; off_a / off_b are
+  // the k-tile's offsets relative to a chunk's corner pixel (A) and weight row (B).
   TD_HOST_DEVICE bool tile_addressing(int tile_k) const { return TapsT::channels_per_group(s) % tile_k == 0; }
-  struct KTile { Index k0, x, y, z, dx, dy, dz, tap, gl, r0, off_a, off_b; };
+  using KTile = KTileCursor<Index, NDim, Geometry, GM>;
   TD_HOST_DEVICE void k_tile_offsets(KTile& t) const {
     const Index cg = TapsT::channels_per_group(s);
     t.off_a = ((t.dz * s.Hi + t.dy) * s.Wi + t.dx) * s.C + t.gl * cg + t.r0;
     t.off_b = t.tap * cg + t.r0;
   }
   TD_HOST_DEVICE KTile k_tile(Index k0) const {
-    KTile t{};
-    const Index cg = TapsT::channels_per_group(s);
-    const Index gc = GM * cg;
-    t.k0 = k0;
-    t.tap = k0 / gc;
-    const Index r = k0 - t.tap * gc;
-    t.gl = GM > 1 ? r / cg : 0;
-    t.r0 = r - t.gl * cg;
-    TapsT::split(s, t.tap, t.z, t.y, t.x);
-    t.dz = t.z * s.dd, t.dy = t.y * s.dh, t.dx = t.x * s.dw;
+    KTile t = KTile::start(s, k0, TapsT::channels_per_group(s));
     k_tile_offsets(t);
     return t;
   }
   // The next k-tile (tile_k further along GEMM K).
   TD_HOST_DEVICE void advance(KTile& t, int tile_k) const {
-    t.k0 += tile_k;
-    t.r0 += tile_k;
-    if (t.r0 == TapsT::channels_per_group(s)) {
-      t.r0 = 0;
-      if (++t.gl == GM) {
-        t.gl = 0;
-        ++t.tap;
-        t.dx += s.dw;
-        if (++t.x == s.X) {
-          t.x = 0, t.dx = 0, t.dy += s.dh;
-          if (++t.y == s.Y) t.y = 0, t.dy = 0, ++t.z, t.dz += s.dd;
-        }
-      }
-    }
+    t.step(s, tile_k, TapsT::channels_per_group(s));
     k_tile_offsets(t);
   }
   TD_HOST_DEVICE bool a_locate_tile(const AInfo& i, const KTile& t, Index kk, Index& offset) const {
@@ -371,39 +381,18 @@ struct BwdDataView {
   TD_HOST_DEVICE bool tile_addressing(int tile_k) const {
     return s.Kg % tile_k == 0 && s.sd == 1 && s.sh == 1 && s.sw == 1;
   }
-  struct KTile { Index k0, x, y, z, dx, dy, dz, tap, gl, r0, off_a, off_b; };
+  using KTile = KTileCursor<Index, NDim, Geometry, GM>;
   TD_HOST_DEVICE void k_tile_offsets(KTile& t) const {
     t.off_a = t.gl * s.Kg + t.r0 - ((t.dz * s.Ho + t.dy) * s.Wo + t.dx) * s.K;
     t.off_b = (t.r0 * TapsT::count(s) + t.tap) * TapsT::channels_per_group(s);
   }
   TD_HOST_DEVICE KTile k_tile(Index k0) const {
-    KTile t{};
-    const Index gk = GM * s.Kg;
-    t.k0 = k0;
-    t.tap = k0 / gk;
-    const Index r = k0 - t.tap * gk;
-    t.gl = GM > 1 ? r / s.Kg : 0;
-    t.r0 = r - t.gl * s.Kg;
-    TapsT::split(s, t.tap, t.z, t.y, t.x);
-    t.dz = t.z * s.dd, t.dy = t.y * s.dh, t.dx = t.x * s.dw;
+    KTile t = KTile::start(s, k0, s.Kg);
     k_tile_offsets(t);
     return t;
   }
   TD_HOST_DEVICE void advance(KTile& t, int tile_k) const {
-    t.k0 += tile_k;
-    t.r0 += tile_k;
-    if (t.r0 == s.Kg) {
-      t.r0 = 0;
-      if (++t.gl == GM) {
-        t.gl = 0;
-        ++t.tap;
-        t.dx += s.dw;
-        if (++t.x == s.X) {
-          t.x = 0, t.dx = 0, t.dy += s.dh;
-          if (++t.y == s.Y) t.y = 0, t.dy = 0, ++t.z, t.dz += s.dd;
-        }
-      }
-    }
+    t.step(s, tile_k, s.Kg);
     k_tile_offsets(t);
   }
   TD_HOST_DEVICE bool a_locate_tile(const AInfo& i, const KTile& t, Index kk, Index& offset) const {

@@ -1,0 +1,109 @@
+// Tile addressing (conv_gemm_view.hpp, used by the Hopper producer) against the general per-element addressing:
+// for every view, geometry, merged-group count and tile_k, walking the k-tiles of a CTA tile with
+// k_tile / advance / *_locate_tile must give the same validity and offset as *_locate for every (row, k) of
+// the tile. Host only; prints "checked N mismatches M" and the first mismatches.
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "tiledispatch/kernels/conv_gemm_view.hpp"
+
+namespace {
+
+using tiledispatch::ConvDirection;
+using tiledispatch::ConvProblem;
+namespace k = tiledispatch::kernels;
+
+long long g_checked = 0, g_mismatches = 0;
+
+void report(const char* what, long long row, long long kk, bool ga, long long oa, bool gb, long long ob) {
+  if (++g_mismatches <= 10) {
+    std::printf("mismatch %s row %lld k %lld: locate %d/%lld, tile %d/%lld\n", what, row, kk, ga, oa, gb, ob);
+  }
+}
+
+// Walks the k-tiles [kt0, kt0 + tiles) of GEMM rows [0, rows) of A and columns [0, cols) of B.
+template <class View>
+void walk(const View& view, int tile_k, int64_t kt0, int tiles, int64_t rows, int64_t cols, const char* name) {
+  if (!view.tile_addressing(tile_k)) return;
+  std::vector<typename View::AInfo> a;
+  std::vector<typename View::BInfo> b;
+  for (int64_t m = 0; m < rows; ++m) a.push_back(view.a_prepare(m));
+  for (int64_t n = 0; n < cols; ++n) b.push_back(view.b_prepare(n));
+  auto t = view.k_tile(kt0 * tile_k);
+  for (int kt = 0; kt < tiles; ++kt) {
+    const int64_t k0 = (kt0 + kt) * tile_k;
+    for (int kk = 0; kk < tile_k; ++kk) {
+      for (int64_t m = 0; m < rows; ++m) {
+        int64_t oa = 0, ob = 0;
+        const bool ga = view.a_locate(a[m], k0 + kk, oa);
+        const bool gb = view.a_locate_tile(a[m], t, kk, ob);
+        ++g_checked;
+        if (ga != gb || (ga && oa != ob)) report(name, m, k0 + kk, ga, oa, gb, ob);
+      }
+      for (int64_t n = 0; n < cols; ++n) {
+        int64_t oa = 0, ob = 0;
+        const bool ga = view.b_locate(b[n], k0 + kk, oa);
+        const bool gb = view.b_locate_tile(b[n], t, kk, ob);
+        ++g_checked;
+        if (ga != gb || (ga && oa != ob)) report(name, n, k0 + kk, ga, oa, gb, ob);
+      }
+    }
+    view.advance(t, tile_k);
+  }
+}
+
+ConvProblem problem(int ndim, int64_t G, int64_t N, int64_t K, int64_t C, int64_t in, int64_t f, int64_t stride,
+                    int64_t pad, int64_t dil) {
+  ConvProblem p;
+  p.ndim_spatial = ndim;
+  p.G = G, p.N = N, p.K = K, p.C = C;
+  const int first = ndim == 3 ? 0 : 1;
+  for (int i = first; i < 3; ++i) {
+    p.input[i] = in + i, p.filter[i] = f, p.stride[i] = stride, p.dilation[i] = dil;
+    p.left_pad[i] = p.right_pad[i] = pad;
+  }
+  return p;
+}
+
+template <int NDim, k::FilterGeometry Geometry, int GM>
+void check_problem(const ConvProblem& p, const char* label) {
+  for (const int tile_k : {16, 32, 64}) {
+    const auto fwd = k::make_conv_shape<int64_t>(p, ConvDirection::kFwd, GM);
+    const auto bwd_data = k::make_conv_shape<int64_t>(p, ConvDirection::kBwdData, GM);
+    const auto bwd_weight = k::make_conv_shape<int64_t>(p, ConvDirection::kBwdWeight, GM);
+    const int64_t f_tiles = (fwd.gemm_k + tile_k - 1) / tile_k, d_tiles = (bwd_data.gemm_k + tile_k - 1) / tile_k;
+    const int64_t w_tiles = (bwd_weight.gemm_k + tile_k - 1) / tile_k;
+    for (const int64_t g0 : {int64_t(0), p.G - GM}) {
+      // From the first k-tile to the end, and from the middle of GEMM K (a split's start).
+      for (const int64_t start : {int64_t(0), f_tiles / 2}) {
+        walk(k::FwdView<int64_t, NDim, Geometry, GM>{fwd, g0}, tile_k, start, int(f_tiles - start),
+             fwd.gemm_m < 40 ? fwd.gemm_m : 40, fwd.gemm_n, label);
+      }
+      for (const int64_t start : {int64_t(0), d_tiles / 2}) {
+        walk(k::BwdDataView<int64_t, NDim, Geometry, GM>{bwd_data, g0}, tile_k, start, int(d_tiles - start),
+             bwd_data.gemm_m < 40 ? bwd_data.gemm_m : 40, bwd_data.gemm_n, label);
+      }
+      for (const int64_t start : {int64_t(0), w_tiles / 2}) {
+        walk(k::BwdWeightView<int64_t, NDim, Geometry, GM>{bwd_weight, g0}, tile_k, start, int(w_tiles - start),
+             bwd_weight.gemm_m, bwd_weight.gemm_n < 48 ? bwd_weight.gemm_n : 48, label);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int main() {
+  using G = k::FilterGeometry;
+  // 2D and 3D, strides 1 and 2, padding wider than the filter radius, dilation, odd sizes, C/G and K/G of 16-64.
+  check_problem<2, G::kGeneral, 1>(problem(2, 1, 2, 32, 64, 7, 3, 1, 1, 1), "2d 3x3 s1");
+  check_problem<2, G::kGeneral, 1>(problem(2, 2, 1, 64, 32, 9, 3, 2, 2, 2), "2d 3x3 s2 d2 pad2 G2");
+  check_problem<2, G::kGeneral, 2>(problem(2, 4, 1, 64, 128, 6, 5, 1, 3, 1), "2d 5x5 gm2");
+  check_problem<3, G::kGeneral, 1>(problem(3, 1, 1, 16, 32, 4, 3, 1, 1, 1), "3d 3x3x3");
+  check_problem<2, G::kFilter3x3, 1>(problem(2, 1, 2, 16, 32, 5, 3, 1, 1, 1), "2d filter3x3 geometry");
+  check_problem<2, G::kFilter1x1, 1>(problem(2, 1, 2, 32, 32, 7, 1, 2, 0, 1), "2d 1x1 s2");
+  check_problem<2, G::kPlainGemm, 1>(problem(2, 1, 3, 32, 64, 5, 1, 1, 0, 1), "2d 1x1 s1 plain");
+  std::printf("checked %lld mismatches %lld\n", g_checked, g_mismatches);
+  return g_mismatches == 0 ? 0 : 1;
+}
