@@ -2,7 +2,8 @@
 
 For every problem of a CK problem table and every direction and dtype: our best verified TFLOP/s from
 one profiler sweep (``--problems --json``), cuDNN's (channels_last, ``cudnn.benchmark = True``, TF32
-allowed for fp32, median of CUDA-event-timed repeats after warm-up, L2 flushed between repeats as the
+allowed for fp32, the better of two rounds' medians of CUDA-event-timed repeats after warm-up, so that one
+outlier round cannot make a ratio; L2 flushed between repeats as the
 profiler does), their ratio, and the geometric mean of the ratio per category (dense, grouped, depthwise,
 3d). Prints a Markdown table and writes it (.md), a CSV and a PNG chart.
 
@@ -10,7 +11,7 @@ PyTorch is imported only when cuDNN is timed, so this module loads on machines w
 
 Usage: python bench/compare_cudnn.py PROBLEMS.csv --profiler PATH/tiledispatch_profiler
        [--directions fwd,bwd_data,bwd_weight] [--dtypes fp16,bf16,fp32] [--out-dir DIR]
-       [--warmup 5] [--repeat 20] [--instances REGEX]
+       [--warmup 5] [--repeat 20] [--instances REGEX] [--split-k K[,K..]]
 """
 
 from __future__ import annotations
@@ -358,8 +359,21 @@ def run_profiler_sweep(
         raise SweepError(f"profiler {profiler} wrote an unreadable {json_path.name}: {e}", 1) from None
 
 
+CUDNN_ROUNDS = 2
+"""Timed rounds per cuDNN measurement; the faster round's median counts (issue 9: one outlier round must not
+make a ratio)."""
+
+
+def best_of_rounds(round_medians: Sequence[float]) -> float:
+    """The measurement of several timed rounds: the smallest median."""
+    if not round_medians:
+        raise ValueError("no timed round")
+    return min(round_medians)
+
+
 def time_cudnn(problem: Problem, direction: Direction, dtype: DType, warmup: int, repeat: int) -> float:
-    """Median milliseconds of cuDNN for one problem (PyTorch, channels_last, cudnn.benchmark)."""
+    """Milliseconds of cuDNN for one problem (PyTorch, channels_last, cudnn.benchmark): the best of
+    CUDNN_ROUNDS rounds' medians."""
     import torch
 
     torch.backends.cudnn.benchmark = True
@@ -395,15 +409,18 @@ def time_cudnn(problem: Problem, direction: Direction, dtype: DType, warmup: int
     flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.uint8, device=dev)
     for _ in range(warmup):
         step()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(repeat)]
-    stops = [torch.cuda.Event(enable_timing=True) for _ in range(repeat)]
-    for start, stop in zip(starts, stops, strict=True):
-        flush.zero_()
-        start.record()
-        step()
-        stop.record()
-    torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, stops, strict=True))
+    medians = []
+    for _ in range(CUDNN_ROUNDS):
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(repeat)]
+        stops = [torch.cuda.Event(enable_timing=True) for _ in range(repeat)]
+        for start, stop in zip(starts, stops, strict=True):
+            flush.zero_()
+            start.record()
+            step()
+            stop.record()
+        torch.cuda.synchronize()
+        medians.append(statistics.median(s.elapsed_time(e) for s, e in zip(starts, stops, strict=True)))
+    return best_of_rounds(medians)
 
 
 def compare(
@@ -450,6 +467,20 @@ def _list_arg(text: str, accepted: Sequence[str], what: str) -> list[str]:
     return values
 
 
+def split_k_factors(text: str) -> list[int]:
+    """``--split-k``: distinct positive integers, comma-separated (empty: none given)."""
+    if not text:
+        return []
+    factors = []
+    for token in text.split(","):
+        if not token.strip().isdigit() or int(token) < 1:
+            raise UsageError(f"--split-k: '{token}' is not a positive integer")
+        if int(token) in factors:
+            raise UsageError(f"--split-k: {int(token)} is given twice")
+        factors.append(int(token))
+    return factors
+
+
 def _check_out_dir(out_dir: Path) -> None:
     """The output folder must be a folder or creatable; nothing is created until there is a result."""
     probe = out_dir
@@ -484,6 +515,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--instances", default="", help="regex passed to the profiler's --instances")
+    parser.add_argument(
+        "--split-k",
+        default="",
+        help="split-K factors passed to the profiler's --split-k (bwd_weight); default: its automatic list",
+    )
     try:
         args = parser.parse_args(argv)
         directions = _list_arg(args.directions, DIRECTIONS, "direction")
@@ -496,6 +532,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise UsageError(f"profiler '{profiler}' is not an executable file")
         if args.warmup < 0 or args.repeat < 1:
             raise UsageError("--warmup must be >= 0 and --repeat >= 1")
+        split_k_factors(args.split_k)
         _check_out_dir(args.out_dir)
     except UsageError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -521,6 +558,8 @@ def _run(args: argparse.Namespace, problems: list[Problem], directions: list[str
     extra = ["--warmup", str(args.warmup), "--repeat", str(args.repeat)]
     if args.instances:
         extra += ["--instances", args.instances]
+    if args.split_k and "bwd_weight" in directions:
+        extra += ["--split-k", ",".join(str(k) for k in split_k_factors(args.split_k))]
     records = []
     # The sweeps write into a scratch folder; the output folder appears only once there are results.
     with tempfile.TemporaryDirectory(prefix="compare_cudnn.") as scratch:

@@ -171,3 +171,33 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], messa
     assert result.stderr.splitlines()[0].startswith("error: ")
     assert message in result.stderr.splitlines()[0]
     assert "Traceback" not in result.stderr
+
+
+def test_cudnn_counts_its_better_round(cc: ModuleType) -> None:
+    assert cc.CUDNN_ROUNDS == 2
+    assert cc.best_of_rounds([0.91, 0.52]) == 0.52  # an outlier round does not make the ratio
+    with pytest.raises(ValueError):
+        cc.best_of_rounds([])
+
+
+def test_split_k_factors(cc: ModuleType) -> None:
+    assert cc.split_k_factors("") == []
+    assert cc.split_k_factors("1,4,16") == [1, 4, 16]
+    for bad, message in (("0", "'0' is not a positive integer"), ("2,x", "'x'"), ("4,4", "4 is given twice")):
+        with pytest.raises(cc.UsageError, match=message):
+            cc.split_k_factors(bad)
+
+
+def test_split_k_reaches_the_profiler(tmp_path: Path) -> None:
+    """--split-k is passed through to the profiler's command line (recorded by a fake that then fails)."""
+    good = table(tmp_path, ["a,1,8,8,1,1,8,8,1,3,3,1,1,1,0,1,1,1,1,1"])
+    record = tmp_path / "argv.txt"
+    fake = tmp_path / "fake_profiler"
+    fake.write_text(f'#!/bin/sh\necho "$@" > {record}\nexit 3\n')
+    fake.chmod(0o755)
+    args = [str(good), "--profiler", str(fake), "--directions", "bwd_weight", "--split-k", "2,8"]
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, check=False, cwd=tmp_path
+    )
+    assert result.returncode == 3
+    assert "--split-k 2,8" in record.read_text()
