@@ -67,3 +67,18 @@ def test_pinned_toolchain_rejects_a_cuda_root(build_rules) -> None:
     _, options = build_rules
     with pytest.raises(options.OptionError, match="applies only to toolchain=system"):
         options.parse_options({"cuda_root": "/usr/local/cuda"}, Path("/repo"))
+
+
+def test_arch_defines_carry_the_arch_specs_shared_memory_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernels size shared memory by TILEDISPATCH_SMEM_PER_BLOCK; it must be the validity model's."""
+    monkeypatch.syspath_prepend(str(REPO_ROOT / "site_scons"))
+    from tiledispatch_build import flags
+
+    from generators.arch import ARCH_NAMES, get_arch
+
+    assert set(flags.ARCH_DEFINES) == set(ARCH_NAMES) == set(flags.SMEM_PER_BLOCK_BYTES)
+    for arch in ARCH_NAMES:
+        limit = get_arch(arch).smem_per_block_bytes
+        assert f"-DTILEDISPATCH_SMEM_PER_BLOCK={limit}" in flags.compile_flags(arch)
+    assert "-DTILEDISPATCH_SM90A" in flags.compile_flags("sm_90a")
+    assert "-DTILEDISPATCH_SM90A" not in flags.compile_flags("sm_80")

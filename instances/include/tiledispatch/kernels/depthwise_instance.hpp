@@ -128,7 +128,7 @@ class DepthwiseInstance : public GroupedConvInstance {
   }
 
  private:
-  static constexpr int kSmemLimit = 227 * 1024;
+  static constexpr int kSmemLimit = kArchSmemPerBlock;
 
   static int64_t blocks(const ConvProblem& p) {
     using S = kernels::depthwise::Shape<Traits>;

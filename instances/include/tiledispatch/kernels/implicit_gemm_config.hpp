@@ -138,7 +138,7 @@ struct ImplicitGemmConfig {
   static constexpr bool kNeedsAccumulatorTile = Traits::kEpilogue == Epilogue::kCShuffle || kWaveK > 1;
   static constexpr size_t kEpilogueSmemBytes =
       kNeedsAccumulatorTile ? size_t(kTileM) * size_t(kEpilogueRowPitch) * sizeof(float) : 0;
-  static constexpr size_t kSmemLimitBytes = 227 * 1024;  // sm_90a opt-in maximum per block
+  static constexpr size_t kSmemLimitBytes = size_t(kArchSmemPerBlock);  // the target arch's opt-in maximum
   static constexpr int kAccumulatorsPerThread = kTileM * kTileN / kMmaThreads;
 
   // Accumulation (docs/pipelines.md, "Accumulation"): mma.sync adds into its fp32 accumulators rounding

@@ -171,7 +171,7 @@ __device__ __forceinline__ void gemm_tile(const ImplicitGemmParams<typename Cfg:
   static_assert(Cfg::kVectorA <= Cfg::kMaxVector && Cfg::kVectorB <= Cfg::kMaxVector &&
                     Cfg::kVectorC <= Cfg::kMaxVector,
                 "vector sizes: at most 8 elements for fp16/bf16, 4 for fp32 (16 bytes)");
-  static_assert(Cfg::kSmemBytes <= Cfg::kSmemLimitBytes, "shared memory exceeds the sm_90a limit (227 KB)");
+  static_assert(Cfg::kSmemBytes <= Cfg::kSmemLimitBytes, "shared memory exceeds the target arch's limit");
   static_assert(size(typename Cfg::TiledMma{}) == Cfg::kMmaThreads, "tiled MMA thread count");
 
   const int tid = int(threadIdx.x);

@@ -38,7 +38,7 @@ namespace tiledispatch::kernels::sm90 {
 
 constexpr int kWarpgroupThreads = 128;
 constexpr int kMaxStages = 8;
-constexpr size_t kSmemLimitBytes = 227 * 1024;  // sm_90a opt-in maximum per block
+constexpr size_t kSmemLimitBytes = size_t(kArchSmemPerBlock);  // the target arch's opt-in maximum
 constexpr size_t kBarrierBytes = 2 * kMaxStages * 8;
 constexpr size_t kSmemAlign = 1024;  // the 128-byte swizzle repeats every 1024 bytes
 
