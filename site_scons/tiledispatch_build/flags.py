@@ -20,8 +20,8 @@ SHARED_LINK_FLAGS: tuple[str, ...] = ("-shared", "-cudart=static", "-Xlinker=-Bs
 
 
 # Arch macros the host pass needs (it cannot see the device target): the Hopper kernels exist on sm_90a only.
-# The per-block shared-memory limit (opt-in maximum) is the arch spec's (generators/arch.py; a test checks they
-# are equal): the kernels size their shared-memory choices by it.
+# The per-block shared-memory limit (opt-in maximum) is the arch spec's (generators/arch.py; a test checks
+# they are equal): the kernels size their shared-memory choices by it.
 SMEM_PER_BLOCK_BYTES: dict[str, int] = {"sm_90a": 227 * 1024, "sm_80": 163 * 1024}
 ARCH_DEFINES: dict[str, tuple[str, ...]] = {
     "sm_90a": ("-DTILEDISPATCH_SM90A", f"-DTILEDISPATCH_SMEM_PER_BLOCK={SMEM_PER_BLOCK_BYTES['sm_90a']}"),
