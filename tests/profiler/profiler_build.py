@@ -3,31 +3,14 @@ workers through a file lock)."""
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
-import os
-import shutil
-import subprocess
 from pathlib import Path
+
+from tests.nvcc_cache import compile_cached, find_nvcc
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CACHE_DIR = REPO_ROOT / "build" / "test-profiler"
-PINNED_NVCC = REPO_ROOT / ".venv/lib/python3.11/site-packages/nvidia/cu13/bin/nvcc"
-
-
-def find_nvcc() -> Path | None:
-    """$TD_NVCC, else the pinned wheel's nvcc, else the system CUDA's (the GPU machine has no wheel)."""
-    candidates = [
-        os.environ.get("TD_NVCC"),
-        str(PINNED_NVCC),
-        "/usr/local/cuda/bin/nvcc",
-        shutil.which("nvcc"),
-    ]
-    for candidate in candidates:
-        if candidate and Path(candidate).is_file():
-            return Path(candidate)
-    return None
 
 
 def profiler_sources() -> list[Path]:
@@ -69,20 +52,4 @@ def build(name: str, sources: list[Path], extra_flags: list[str] | None = None) 
     lib_dir = nvcc.parent.parent / "lib"
     if (lib_dir / "libcudart_static.a").is_file():
         flags += ["-L", str(lib_dir)]
-    out_dir = CACHE_DIR / f"{name}-{_digest(sources, flags)}"
-    binary = out_dir / name
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with open(out_dir / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not binary.is_file():
-            temp = out_dir / f"{name}.partial"
-            result = subprocess.run(
-                [str(nvcc), *flags, *map(str, sources), "-o", str(temp)],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            if result.returncode != 0:
-                raise RuntimeError(f"nvcc failed for {name}:\n{result.stdout}\n{result.stderr}")
-            temp.rename(binary)
-    return binary
+    return compile_cached(nvcc, sources, flags, CACHE_DIR / f"{name}-{_digest(sources, flags)}", name)

@@ -3,32 +3,14 @@ per source content (cached under build/test-runtime, shared by xdist workers thr
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.nvcc_cache import compile_cached, find_nvcc
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CACHE_DIR = REPO_ROOT / "build" / "test-runtime"
-_VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
-PINNED_NVCC = REPO_ROOT / ".venv" / "lib" / _VERSION / "site-packages" / "nvidia" / "cu13" / "bin" / "nvcc"
-
-
-def find_nvcc() -> Path | None:
-    """$TD_NVCC, else the pinned wheel's nvcc, else the system CUDA's (the GPU machine has no wheel)."""
-    for candidate in (
-        os.environ.get("TD_NVCC"),
-        str(PINNED_NVCC),
-        "/usr/local/cuda/bin/nvcc",
-        shutil.which("nvcc"),
-    ):
-        if candidate and Path(candidate).is_file():
-            return Path(candidate)
-    return None
 
 
 def c_api_sources() -> list[Path]:
@@ -57,19 +39,4 @@ def build_shared(name: str, sources: list[Path]) -> Path:
     if (lib_dir / "libcudart_static.a").is_file():
         flags += ["-L", str(lib_dir)]
     out_dir = CACHE_DIR / f"{name}-{_digest(sources, flags)}"
-    library = out_dir / f"lib{name}.so"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with open(out_dir / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not library.is_file():
-            temp = out_dir / f"lib{name}.partial.so"
-            result = subprocess.run(
-                [str(nvcc), *flags, *map(str, sources), "-o", str(temp)],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            if result.returncode != 0:
-                raise RuntimeError(f"nvcc failed for {name}:\n{result.stdout}\n{result.stderr}")
-            temp.rename(library)
-    return library
+    return compile_cached(nvcc, sources, flags, out_dir, f"lib{name}.so")
