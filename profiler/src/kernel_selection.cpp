@@ -1,8 +1,24 @@
 #include "kernel_selection.hpp"
 
+#include <set>
 #include <string>
 
 namespace tiledispatch::profiler {
+
+std::vector<int> split_ks_for(const Options& options, ConvDirection direction, const ConvProblem& problem,
+                              const GroupedConvInstance& instance, int sms) {
+  if (direction != ConvDirection::kBwdWeight) return {1};
+  return options.split_k.empty() ? instance.split_k_candidates(problem, sms) : options.split_k;
+}
+
+std::vector<int> split_ks_for_selection(const Options& options, ConvDirection direction, const ConvProblem& problem,
+                                        const std::vector<const GroupedConvInstance*>& supported, int sms) {
+  std::set<int> factors;
+  for (const auto* instance : supported) {
+    for (const int k : split_ks_for(options, direction, problem, *instance, sms)) factors.insert(k);
+  }
+  return {factors.begin(), factors.end()};
+}
 
 KernelSelection::KernelSelection(const Options& options)
     : top_k_(static_cast<size_t>(options.select_top_k)), ranker_(options.models_dir) {

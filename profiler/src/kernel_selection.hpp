@@ -11,6 +11,15 @@
 
 namespace tiledispatch::profiler {
 
+// The split-K factors a job tries on `instance`: 1 outside bwd_weight; --split-k when given; else the
+// instance's own automatic list for a GPU with `sms` multiprocessors.
+std::vector<int> split_ks_for(const Options& options, ConvDirection direction, const ConvProblem& problem,
+                              const GroupedConvInstance& instance, int sms);
+
+// What --select ranks: every supported instance with every factor any of them tries (sorted, distinct).
+std::vector<int> split_ks_for_selection(const Options& options, ConvDirection direction, const ConvProblem& problem,
+                                        const std::vector<const GroupedConvInstance*>& supported, int sms);
+
 class KernelSelection {
  public:
   // Loads the models of the options' directions from options.models_dir; throws UsageError naming the file.

@@ -5,7 +5,6 @@
 #include <iostream>
 #include <optional>
 #include <regex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -46,19 +45,9 @@ void print_selection(tp::KernelSelection& selection, const td::ConvProblem& p, t
   for (const auto* instance : matching) {
     if (instance->is_supported(p)) supported.push_back(instance);
   }
-  // Automatic split-K (no --split-k): each instance's own list, sized for an H100's 132 SMs, since a dry run
-  // asks no GPU for its multiprocessor count.
+  // Automatic split-K lists sized for an H100's 132 SMs: a dry run asks no GPU for its multiprocessor count.
   constexpr int kDryRunSms = 132;
-  std::set<int> factors{1};
-  if (direction == td::ConvDirection::kBwdWeight) {
-    factors = options.split_k.empty() ? std::set<int>{} : std::set<int>(options.split_k.begin(), options.split_k.end());
-    if (options.split_k.empty()) {
-      for (const auto* instance : supported) {
-        for (const int k : instance->split_k_candidates(p, kDryRunSms)) factors.insert(k);
-      }
-    }
-  }
-  const std::vector<int> split_ks(factors.begin(), factors.end());
+  const std::vector<int> split_ks = tp::split_ks_for_selection(options, direction, p, supported, kDryRunSms);
   const auto chosen = selection.choose(p, direction, dtype, supported, split_ks);
   std::cout << "  --select keeps " << chosen.size() << " of " << supported.size() * split_ks.size()
             << " supported (instance, split-K) pairs:\n";

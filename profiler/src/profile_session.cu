@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <map>
 #include <regex>
-#include <set>
 #include <sstream>
 #include <string>
 
@@ -214,21 +213,13 @@ bool Session::run(const Job& job) {
     return true;
   }
 
-  // The split-K factors tried: --split-k, or each instance's own list (auto_split_k) when none is given.
-  const auto split_ks_of = [&](const GroupedConvInstance& instance) {
-    if (job.direction != ConvDirection::kBwdWeight) return std::vector<int>{1};
-    return options_.split_k.empty() ? instance.split_k_candidates(p, sms_) : options_.split_k;
-  };
   std::map<const GroupedConvInstance*, std::vector<int>> chosen;  // --select: what runs, with which split-K
   if (selection_ != nullptr) {
     std::vector<const GroupedConvInstance*> supported;
-    std::set<int> factors;  // the selection ranks every supported instance with every factor any of them tries
     for (const auto* instance : candidates) {
-      if (!instance->is_supported(p)) continue;
-      supported.push_back(instance);
-      for (const int k : split_ks_of(*instance)) factors.insert(k);
+      if (instance->is_supported(p)) supported.push_back(instance);
     }
-    const std::vector<int> all_split_ks(factors.begin(), factors.end());
+    const std::vector<int> all_split_ks = split_ks_for_selection(options_, job.direction, p, supported, sms_);
     const auto ranked = selection_->choose(p, job.direction, job.dtype, supported, all_split_ks);
     out_ << "selected " << ranked.size() << " of " << supported.size() * all_split_ks.size()
          << " supported (instance, split-K) pairs by --select\n";
@@ -271,7 +262,8 @@ bool Session::run(const Job& job) {
       job_results.push_back(base);
       continue;
     }
-    const std::vector<int> split_ks = selection_ != nullptr ? chosen.at(instance) : split_ks_of(*instance);
+    const std::vector<int> split_ks =
+        selection_ != nullptr ? chosen.at(instance) : split_ks_for(options_, job.direction, p, *instance, sms_);
     for (const int k : split_ks) {
       Result r = base;
       r.split_k = k;
