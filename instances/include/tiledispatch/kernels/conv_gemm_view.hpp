@@ -291,6 +291,21 @@ struct FwdView {
     return true;
   }
 
+  // A by TMA im2col (sm90/tma.hpp): the input window corner (w, h, d, n) of GEMM row m at tap offset 0, and
+  // the k-tile's tap offset (w, h, d) from it.
+  TD_HOST_DEVICE void im2col_corner(Index m, int32_t (&whdn)[4]) const {
+    const Index ow = m % s.Wo; m /= s.Wo;
+    const Index oh = m % s.Ho; m /= s.Ho;
+    const Index od = m % s.Do;
+    whdn[0] = int32_t(ow * s.sw - s.pw);
+    whdn[1] = int32_t(oh * s.sh - s.ph);
+    whdn[2] = int32_t(od * s.sd - s.pd);
+    whdn[3] = int32_t(m / s.Do);
+  }
+  TD_HOST_DEVICE void im2col_offsets(const KTile& t, uint16_t (&whd)[3]) const {
+    whd[0] = uint16_t(t.dx), whd[1] = uint16_t(t.dy), whd[2] = uint16_t(t.dz);
+  }
+
   // C (M, N): output pixels, N contiguous.
   struct CInfo { Index base; Index gl; bool valid; };
   TD_HOST_DEVICE CInfo c_prepare(Index m) const { return {m * s.K + g0 * s.Kg, 0, m < s.gemm_m}; }
@@ -409,6 +424,23 @@ struct BwdDataView {
     if (!i.valid || t.k0 >= s.gemm_k || (GM > 1 && t.gl != i.gl)) return false;
     offset = i.base + t.off_b + kk * TapsT::count(s) * TapsT::channels_per_group(s);
     return true;
+  }
+
+  // A by TMA im2col at unit stride (sm90/tma.hpp): the filter flipped, so that tap offsets grow from the
+  // window corner (w, h, d, n) of GEMM row m, as in the forward direction.
+  TD_HOST_DEVICE void im2col_corner(Index m, int32_t (&whdn)[4]) const {
+    const Index wi = m % s.Wi; m /= s.Wi;
+    const Index hi = m % s.Hi; m /= s.Hi;
+    const Index di = m % s.Di;
+    whdn[0] = int32_t(wi + s.pw - (s.X - 1) * s.dw);
+    whdn[1] = int32_t(hi + s.ph - (s.Y - 1) * s.dh);
+    whdn[2] = int32_t(di + s.pd - (s.Z - 1) * s.dd);
+    whdn[3] = int32_t(m / s.Di);
+  }
+  TD_HOST_DEVICE void im2col_offsets(const KTile& t, uint16_t (&whd)[3]) const {
+    whd[0] = uint16_t((s.X - 1) * s.dw - t.dx);
+    whd[1] = uint16_t((s.Y - 1) * s.dh - t.dy);
+    whd[2] = uint16_t((s.Z - 1) * s.dd - t.dz);
   }
 
   // C (M, N): input-gradient pixels, N contiguous.

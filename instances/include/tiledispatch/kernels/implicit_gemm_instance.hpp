@@ -236,34 +236,89 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
   }
 
-  // The TMA tensor maps of the operands that are plain strided boxes (sm90/tma.hpp), where the problem's row
-  // pitch and extents allow them; otherwise the producer gathers those operands too.
+  // The TMA tensor maps of the operands TMA can move for this problem (sm90/tma.hpp): plain strided boxes
+  // where the row pitch and extents allow, and im2col windows where, in addition, a k-tile lies in one tap and
+  // one group and the window's corners fit the descriptor; the producer gathers every other operand.
   static void describe_tma_operands(const ConvProblem& p,
                                     const kernels::ImplicitGemmParams<typename Config::Index>& params,
                                     kernels::sm90::Sm90Params<typename Config::Index>& sm90) {
     constexpr int64_t kCoordLimit = int64_t(INT32_MAX);
     const auto& shape = params.shape;
-    sm90.tma.use_a = sm90.tma.use_b = false;
+    auto& tma = sm90.tma;
+    tma.use_a = tma.use_b = false;
     if constexpr (Sm90::kTmaB) {
       const int64_t row = int64_t(shape.taps) * shape.Cg;  // weights: (taps*C/G, K) row-major
       if (row * Config::kElemBytes % 16 == 0 && p.K + Traits::kTileN <= kCoordLimit) {
-        sm90.tma.use_b = kernels::sm90::encode_tma_2d(sm90.tma.b, Traits::kDataType, params.b, uint64_t(row),
-                                                      uint64_t(p.K), uint64_t(row * Config::kElemBytes),
-                                                      Traits::kTileK, Traits::kTileN, Sm90::kSpanB);
-        sm90.tma_rows_per_group_block = int32_t(shape.Kg);
+        tma.use_b = kernels::sm90::encode_tma_2d(tma.b, Traits::kDataType, params.b, uint64_t(row), uint64_t(p.K),
+                                                 uint64_t(row * Config::kElemBytes), Traits::kTileK, Traits::kTileN,
+                                                 Sm90::kSpanK);
+        tma.b_group_step = int32_t(shape.Kg);
       }
     }
     if constexpr (Sm90::kTmaA) {
       const int64_t pixels = int64_t(shape.gemm_k);  // output gradient: (K, N*Do*Ho*Wo) row-major
       if (p.K * Config::kElemBytes % 16 == 0 && pixels + Traits::kTileK <= kCoordLimit &&
           p.K + Traits::kTileM <= kCoordLimit) {
-        sm90.tma.use_a = kernels::sm90::encode_tma_2d(
-            sm90.tma.a, Traits::kDataType, params.a, uint64_t(p.K), uint64_t(pixels),
-            uint64_t(p.K * Config::kElemBytes), Sm90::kTmaAtomM, Sm90::kTmaAtomK, Sm90::kTmaAtomM * Config::kElemBytes);
-        sm90.tma_rows_per_group_block = int32_t(shape.Kg * Traits::kNumGroupsToMerge);
+        tma.use_a = kernels::sm90::encode_tma_2d(tma.a, Traits::kDataType, params.a, uint64_t(p.K), uint64_t(pixels),
+                                                 uint64_t(p.K * Config::kElemBytes), Sm90::kTmaAtomM,
+                                                 Sm90::kTmaAtomK, Sm90::kTmaAtomM * Config::kElemBytes);
+        tma.a_group_step = int32_t(shape.Kg * Traits::kNumGroupsToMerge);
+      }
+    }
+    if constexpr (Sm90::kTmaIm2colA) {
+      kernels::sm90::Im2colGeometry geometry{};
+      int64_t channels_per_group = 0;
+      if (im2col_geometry(p, geometry, channels_per_group) && channels_per_group % Traits::kTileK == 0) {
+        tma.use_a = kernels::sm90::encode_tma_im2col(tma.a, Traits::kDataType, params.a, geometry, Traits::kTileK,
+                                                     Traits::kTileM, Sm90::kSpanK);
+        tma.a_group_step = int32_t(channels_per_group);
       }
     }
   }
+
+  // The im2col view of operand A (fwd: the input, bwd_data: the output gradient with the filter flipped, at
+  // unit stride only), or false where the descriptor cannot express it (row pitch, corner range, extents).
+  static bool im2col_geometry(const ConvProblem& p, kernels::sm90::Im2colGeometry& g, int64_t& channels_per_group) {
+    constexpr bool kFwd = Traits::kDirection == ConvDirection::kFwd;
+    const auto out = p.output();
+    const int spatial = Traits::kNDimSpatial;
+    // Corners are signed 16-bit numbers split over the spatial dimensions (2D: [-128, 127], 3D: [-16, 15]).
+    const int corner_limit = spatial == 2 ? 128 : 16;
+    const int64_t channels = kFwd ? p.C : p.K;
+    channels_per_group = channels / p.G;
+    if (channels * Config::kElemBytes % 16 != 0) return false;
+    g.spatial = spatial;
+    g.extent[0] = uint64_t(channels);
+    g.extent[4] = uint64_t(p.N);
+    for (int i = 0; i < 3; ++i) {
+      // The descriptor orders the spatial dimensions (W, H, D); the problem stores (D, H, W).
+      const int axis = 2 - i;
+      const auto& source = kFwd ? p.input : out;
+      g.extent[i + 1] = uint64_t(source[axis]);
+      const int64_t window = (p.filter[axis] - 1) * p.dilation[axis];
+      int64_t lower = 0, upper = 0;
+      if (kFwd) {
+        lower = -p.left_pad[axis];
+        upper = p.right_pad[axis] - window;
+        g.stride[i] = uint32_t(p.stride[axis]);
+      } else {
+        if (p.stride[axis] != 1) return false;
+        lower = p.left_pad[axis] - window;
+        upper = lower + p.input[axis] - out[axis];
+        g.stride[i] = 1;
+      }
+      if (i >= spatial) continue;
+      if (lower < -corner_limit || lower >= corner_limit || upper < -corner_limit || upper >= corner_limit ||
+          window > UINT16_MAX || int64_t(g.extent[i + 1]) > kCoordLimitIm2col) {
+        return false;
+      }
+      g.lower_corner[i] = int(lower);
+      g.upper_corner[i] = int(upper);
+    }
+    if (spatial == 2) g.extent[3] = 1;
+    return p.N <= kCoordLimitIm2col;
+  }
+  static constexpr int64_t kCoordLimitIm2col = int64_t(INT32_MAX) / 2;
 
   static constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

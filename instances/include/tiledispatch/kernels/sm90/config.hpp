@@ -104,11 +104,14 @@ struct Sm90Config {
   static constexpr size_t kSmemBytes = kSmemAlign + kOperandSmemBytes + kBarrierBytes;
   static constexpr int kAccumulatorsPerThread = kTileM * kTileN / kConsumerThreads;
 
-  // Operands that may come by TMA (tma.hpp); whether they do is decided per problem (row pitch, extents).
-  static constexpr int kSpanB = kTileK * kElemBytes;  // bytes of a K-major B row: the swizzle span
-  static constexpr bool kTmaB = kDirection == ConvDirection::kFwd && kGroupsToMerge == 1 &&
-                                (kSpanB == 32 || kSpanB == 64 || kSpanB == 128);
+  // Operands that may come by TMA (tma.hpp); whether they do is decided per problem (row pitch, extents,
+  // unit stride for bwd_data, channels per group a multiple of tile_k for im2col).
+  static constexpr int kSpanK = kTileK * kElemBytes;  // bytes of a K-major stage row: the swizzle span
+  static constexpr bool kSpanFitsBox = kSpanK == 32 || kSpanK == 64 || kSpanK == 128;
+  static constexpr bool kTmaB = kDirection == ConvDirection::kFwd && kGroupsToMerge == 1 && kSpanFitsBox;
   static constexpr bool kTmaA = kDirection == ConvDirection::kBwdWeight && kWarpgroupTileM % 64 == 0;
+  static constexpr bool kTmaIm2colA = kDirection != ConvDirection::kBwdWeight && kGroupsToMerge == 1 &&
+                                      kSpanFitsBox && kTileM <= 256;
   static constexpr int kTmaAtomM = 64;  // bwd_weight A: 128-byte swizzled boxes of 64 rows of M by 8 of K
   static constexpr int kTmaAtomK = 8;
 

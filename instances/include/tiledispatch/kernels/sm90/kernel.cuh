@@ -28,7 +28,6 @@ struct Sm90Params {
   TileSchedule schedule;
   int64_t partial_slice;  // elements between the workspace slices of consecutive splits
   TmaOperands tma;        // operands moved by TMA, where the problem allows (tma.hpp)
-  int32_t tma_rows_per_group_block;  // TMA row of group block 1 (fwd: K/G, bwd_weight: merged groups x K/G)
 };
 
 template <class Cfg>
@@ -51,7 +50,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   Tensor sA = make_tensor(make_smem_ptr(smem_a), typename Cfg::SmemLayoutA{});  // (TILE_M,TILE_K,PIPE)
   Tensor sB = make_tensor(make_smem_ptr(smem_b), typename Cfg::SmemLayoutB{});  // (TILE_N,TILE_K,PIPE)
   const Ring<Cfg::kStages> ring{barriers, barriers + Cfg::kStages};
-  if (threadIdx.x == 0) ring.init(Cfg::kProducerThreads, Cfg::kConsumerWarpgroups);
+  using Producer = CpAsyncProducer<Cfg>;
+  const bool gathers = Producer::gathers(params.tma);
+  if (threadIdx.x == 0) ring.init(gathers ? Cfg::kProducerThreads : 0, Cfg::kConsumerWarpgroups);
   __syncthreads();
 
   const auto& shape = params.gemm.shape;
@@ -64,6 +65,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   };
   RingCursor<Cfg::kStages> cursor;
   if (threadIdx.x < Cfg::kProducerThreads) {
+    if (!gathers && threadIdx.x != 0) return;  // TMA moves both operands: one thread issues it all
     const auto* gA = static_cast<const Element*>(params.gemm.a);
     const auto* gB = static_cast<const Element*>(params.gemm.b);
     for (int64_t u = blockIdx.x; u < params.schedule.units; u += gridDim.x) {
@@ -71,9 +73,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       Index kt_begin = 0;
       const int tiles = k_range(w, kt_begin);
       const typename Cfg::View view{shape, Index(w.group_block) * Cfg::kGroupsToMerge};
-      const int32_t tma_row = int32_t(w.group_block) * params.tma_rows_per_group_block;
-      CpAsyncProducer<Cfg>::load(view, gA, gB, sA, sB, params.tma, ring, cursor, Index(w.tile_m) * Cfg::kTileM,
-                                 Index(w.tile_n) * Cfg::kTileN, tma_row, kt_begin, tiles, int(threadIdx.x));
+      Producer::load(view, gA, gB, sA, sB, params.tma, ring, cursor, Index(w.tile_m) * Cfg::kTileM,
+                     Index(w.tile_n) * Cfg::kTileN, int32_t(w.group_block), kt_begin, tiles, int(threadIdx.x));
     }
   } else {
     const int consumer = int(threadIdx.x) - Cfg::kProducerThreads;

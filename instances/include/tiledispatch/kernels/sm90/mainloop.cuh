@@ -27,23 +27,35 @@ struct CpAsyncProducer {
   static constexpr uint32_t kStageBytesA = Cfg::kTileM * Cfg::kTileK * sizeof(typename Cfg::ElementMma);
   static constexpr uint32_t kStageBytesB = Cfg::kTileN * Cfg::kTileK * sizeof(typename Cfg::ElementMma);
 
-  // Fills one stage per GEMM-K tile of [kt_begin, kt_begin + k_tiles) of the CTA tile at (m0, n0). `tma_row`
-  // is the TMA coordinate of the CTA's first GEMM row in the operand's tensor (fwd B: g*K/G, bwd_weight A:
-  // g*K/G times the merged groups).
+  // Whether operand A / B of this problem comes by TMA rather than by gathers (the host encoded its tensor map).
+  __device__ static bool tma_a(const TmaOperands& tma) { return (Cfg::kTmaA || Cfg::kTmaIm2colA) && tma.use_a; }
+  __device__ static bool tma_b(const TmaOperands& tma) { return Cfg::kTmaB && tma.use_b; }
+  // With both operands by TMA one elected thread fills the ring; the other producer threads have no work.
+  __device__ static bool gathers(const TmaOperands& tma) { return !(tma_a(tma) && tma_b(tma)); }
+
+  // Fills one stage per GEMM-K tile of [kt_begin, kt_begin + k_tiles) of the CTA tile at (m0, n0) of group
+  // block `group_block`. Where neither operand is gathered, only thread 0 calls this.
   template <class SmemA, class SmemB>
   __device__ static void load(const View& view, const Element* gA, const Element* gB, const SmemA& sA,
                               const SmemB& sB, const TmaOperands& tma, const Ring<Cfg::kStages>& ring,
-                              RingCursor<Cfg::kStages>& cursor, Index m0, Index n0, int32_t tma_row, Index kt_begin,
-                              int k_tiles, int tid) {
+                              RingCursor<Cfg::kStages>& cursor, Index m0, Index n0, int32_t group_block,
+                              Index kt_begin, int k_tiles, int tid) {
     using namespace cute;
+    const bool by_tma_a = tma_a(tma), by_tma_b = tma_b(tma), gather = gathers(tma);
     GatherA gather_a;
     GatherB gather_b;
-    gather_a.init(tid, m0, sA(_, _, 0), [&](Index m) { return view.a_prepare(m); });
-    gather_b.init(tid, n0, sB(_, _, 0), [&](Index n) { return view.b_prepare(n); });
+    if (!by_tma_a) gather_a.init(tid, m0, sA(_, _, 0), [&](Index m) { return view.a_prepare(m); });
+    if (!by_tma_b) gather_b.init(tid, n0, sB(_, _, 0), [&](Index n) { return view.b_prepare(n); });
+    // im2col A and tiled B need tile addressing; the host uses TMA for them only where the problem has it.
     const bool by_tile = view.tile_addressing(Cfg::kTileK);
     auto t = view.k_tile(kt_begin * Cfg::kTileK);  // advanced by adds per k-tile (tile addressing)
-    const bool tma_a = Cfg::kTmaA && tma.use_a, tma_b = Cfg::kTmaB && tma.use_b;
-    const uint32_t tma_bytes = (tma_a ? kStageBytesA : 0u) + (tma_b ? kStageBytesB : 0u);
+    const uint32_t tma_bytes = (by_tma_a ? kStageBytesA : 0u) + (by_tma_b ? kStageBytesB : 0u);
+    const int32_t row_a = group_block * tma.a_group_step + int32_t(m0);
+    const int32_t row_b = group_block * tma.b_group_step + int32_t(n0);
+    int32_t corner[4] = {};  // im2col A: the window corner of the tile's first GEMM row
+    if constexpr (Cfg::kTmaIm2colA) {
+      if (by_tma_a && tid == 0) view.im2col_corner(m0, corner);
+    }
     CUTE_NO_UNROLL
     for (int kt = 0; kt < k_tiles; ++kt) {
       const Index k0 = (kt_begin + kt) * Cfg::kTileK;
@@ -51,17 +63,26 @@ struct CpAsyncProducer {
       const int stage = cursor.stage;
       if (tid == 0) {
         ring.producer_expect(cursor, tma_bytes);
+        uint64_t* full = &ring.full[stage];
         if constexpr (Cfg::kTmaB) {
-          if (tma_b) tma_load_2d(&tma.b, &ring.full[stage], &sB(0, 0, stage), int32_t(k0), tma_row + int32_t(n0));
+          if (by_tma_b) tma_load_2d(&tma.b, full, &sB(0, 0, stage), int32_t(k0), row_b);
+        }
+        if constexpr (Cfg::kTmaIm2colA) {
+          if (by_tma_a) {
+            uint16_t offset[3];
+            view.im2col_offsets(t, offset);
+            tma_load_im2col<Cfg::Base::kNDim>(&tma.a, full, &sA(0, 0, stage),
+                                               group_block * tma.a_group_step + int32_t(t.r0), corner, offset);
+          }
         }
         if constexpr (Cfg::kTmaA) {
-          if (tma_a) {
+          if (by_tma_a) {
             CUTE_UNROLL
             for (int i = 0; i < Cfg::kTileM / Cfg::kTmaAtomM; ++i) {
               CUTE_UNROLL
               for (int j = 0; j < Cfg::kTileK / Cfg::kTmaAtomK; ++j) {
-                tma_load_2d(&tma.a, &ring.full[stage], &sA(i * Cfg::kTmaAtomM, j * Cfg::kTmaAtomK, stage),
-                            tma_row + int32_t(m0) + i * Cfg::kTmaAtomM, int32_t(k0) + j * Cfg::kTmaAtomK);
+                tma_load_2d(&tma.a, full, &sA(i * Cfg::kTmaAtomM, j * Cfg::kTmaAtomK, stage),
+                            row_a + i * Cfg::kTmaAtomM, int32_t(k0) + j * Cfg::kTmaAtomK);
               }
             }
           }
@@ -69,26 +90,26 @@ struct CpAsyncProducer {
       }
       const uint32_t bytes_a = uint32_t(stage) * kStageBytesA, bytes_b = uint32_t(stage) * kStageBytesB;
       if (by_tile) {
-        if (!tma_a) {
+        if (!by_tma_a) {
           gather_a.copy(tid, bytes_a, gA,
                         [&](auto& i, Index kk, Index& off) { return view.a_locate_tile(i, t, kk, off); });
         }
-        if (!tma_b) {
+        if (!by_tma_b) {
           gather_b.copy(tid, bytes_b, gB,
                         [&](auto& i, Index kk, Index& off) { return view.b_locate_tile(i, t, kk, off); });
         }
         view.advance(t, Cfg::kTileK);
       } else {
-        if (!tma_a) {
+        if (!by_tma_a) {
           gather_a.copy(tid, bytes_a, gA,
                         [&](auto& i, Index kk, Index& off) { return view.a_locate(i, k0 + kk, off); });
         }
-        if (!tma_b) {
+        if (!by_tma_b) {
           gather_b.copy(tid, bytes_b, gB,
                         [&](auto& i, Index kk, Index& off) { return view.b_locate(i, k0 + kk, off); });
         }
       }
-      ring.producer_commit(cursor);
+      if (gather) ring.producer_commit(cursor);
       cursor.advance();
     }
   }

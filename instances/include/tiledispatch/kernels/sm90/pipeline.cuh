@@ -1,9 +1,12 @@
 // The shared-memory ring between the producer warpgroup and the consumer warpgroups: per stage a "full"
-// mbarrier (every producer thread's cp.async gathers have landed, and the elected thread's TMA bytes, which
-// it announces with one more arrival) and an "empty" one (each consumer warpgroup's wgmma batches that read
-// the stage have completed: one arrival per warpgroup, by its first thread, as wgmma is warpgroup-collective;
-// an arrival per thread would serialise 128 shared-memory atomics per warpgroup and stage). Each side keeps its own (stage, phase) cursor; the producer starts on the opposite
-// phase, so its first pass over the ring does not wait.
+// mbarrier and an "empty" one.
+//   full   the elected producer thread's arrival, which announces the stage's TMA bytes, plus, where the
+//          producer gathers, one arrival per producer thread once its cp.async gathers have landed
+//   empty  one arrival per consumer warpgroup, by its first thread, once the warpgroup's wgmma batches that
+//          read the stage have completed (wgmma is warpgroup-collective; an arrival per thread would
+//          serialise 128 shared-memory atomics per warpgroup and stage)
+// Each side keeps its own (stage, phase) cursor; the producer starts on the opposite phase, so its first pass
+// over the ring does not wait.
 #pragma once
 
 #include <cutlass/arch/barrier.h>
@@ -29,10 +32,11 @@ struct Ring {
   uint64_t* full;   // [Stages]
   uint64_t* empty;  // [Stages]
 
-  // One thread initialises; the caller then synchronises the block.
-  __device__ void init(int producer_threads, int consumer_warpgroups) const {
+  // One thread initialises; the caller then synchronises the block. `gathering_threads`: producer threads
+  // that gather (0 where TMA moves both operands).
+  __device__ void init(int gathering_threads, int consumer_warpgroups) const {
     for (int s = 0; s < Stages; ++s) {
-      cutlass::arch::ClusterBarrier::init(&full[s], uint32_t(producer_threads + 1));
+      cutlass::arch::ClusterBarrier::init(&full[s], uint32_t(gathering_threads + 1));
       cutlass::arch::ClusterBarrier::init(&empty[s], uint32_t(consumer_warpgroups));
     }
     cutlass::arch::fence_barrier_init();

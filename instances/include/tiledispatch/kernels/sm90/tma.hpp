@@ -1,11 +1,14 @@
-// Operands the Hopper producer moves with the tensor memory accelerator instead of cp.async gathers: those
-// that are plain strided boxes in global memory (docs/pipelines.md, "Hopper path"):
-//   fwd B         weights, (taps*C/G, K) row-major: box (tile_k, tile_n) at (k0, g*K/G + n0)
-//   bwd_weight A  output gradient, (K, N*Do*Ho*Wo) row-major: boxes (64, 8) at (g*K/G + m0 + 64i, k0 + 8j)
+// Operands the Hopper producer moves with the tensor memory accelerator instead of cp.async gathers
+// (docs/pipelines.md, "Hopper path"):
+//   tiled boxes   fwd B, weights (taps*C/G, K) row-major: box (tile_k, tile_n) at (k0, g*K/G + n0)
+//                 bwd_weight A, output gradient (K, N*Do*Ho*Wo) row-major: boxes (64, 8) at (g*K/G + m0 + 64i, k0 + 8j)
+//   im2col        fwd A, the input (C, W, H, [D,] N) read through the filter window: box (tile_k channels,
+//                 tile_m output pixels) at the CTA's first pixel, the tap as the im2col offset
+//                 bwd_data A at unit stride, the output gradient read the same way with the filter flipped
 // One elected producer thread issues them per stage; the stage's full barrier expects their bytes. The boxes
 // land in the same swizzled layout the wgmma descriptors read (the swizzle span equals the box's contiguous
 // extent). Rows a box reads past the CTA's GEMM extent belong to the next group or lie outside the tensor
-// (zero-filled); the epilogue stores neither.
+// (zero-filled, as is the padding an im2col window reaches); the epilogue stores neither.
 #pragma once
 
 #include <cuda.h>
@@ -22,6 +25,8 @@ struct TmaOperands {
   CUtensorMap b;
   bool use_a;
   bool use_b;
+  int32_t a_group_step;  // coordinate of group block 1 along the operand's group-carrying dimension
+  int32_t b_group_step;
 };
 
 // Swizzle span (bytes) -> the tensor map's swizzle mode.
@@ -69,6 +74,59 @@ inline bool encode_tma_2d(CUtensorMap& map, DataType dtype, const void* base, ui
   return result == CUDA_SUCCESS;
 }
 
+using EncodeIm2col = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                  const cuuint64_t*, const int*, const int*, cuuint32_t, cuuint32_t, const cuuint32_t*,
+                                  CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                  CUtensorMapFloatOOBfill);
+
+inline EncodeIm2col encode_im2col_entry() {
+  static const EncodeIm2col entry = [] {
+    void* found_entry = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", &found_entry, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      return EncodeIm2col{nullptr};
+    }
+    return reinterpret_cast<EncodeIm2col>(found_entry);
+  }();
+  return entry;
+}
+
+// An activation tensor (C, W, H, [D,] N) of 16-bit elements, packed, read in im2col mode: per load
+// `pixels` consecutive output pixels of `channels` channels. `spatial` is 2 or 3; corner and stride arrays
+// are (W, H, D). False when the driver refuses it (the caller then gathers the operand instead).
+struct Im2colGeometry {
+  int spatial;
+  uint64_t extent[5];   // C, W, H, D, N (D ignored in 2D)
+  int lower_corner[3];  // W, H, D
+  int upper_corner[3];
+  uint32_t stride[3];   // traversal strides, W, H, D
+};
+
+inline bool encode_tma_im2col(CUtensorMap& map, DataType dtype, const void* base, const Im2colGeometry& g,
+                              uint32_t channels, uint32_t pixels, int span_bytes) {
+  const EncodeIm2col encode = encode_im2col_entry();
+  if (encode == nullptr) return false;
+  const int rank = g.spatial + 2;
+  cuuint64_t dims[5] = {};
+  cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
+  for (int i = 0; i <= g.spatial; ++i) dims[i] = g.extent[i];
+  dims[rank - 1] = g.extent[4];
+  for (int i = 0; i < g.spatial; ++i) element_strides[i + 1] = g.stride[i];
+  cuuint64_t strides[4] = {};
+  uint64_t pitch = 2;  // bytes of one element
+  for (int i = 0; i + 1 < rank; ++i) strides[i] = pitch *= dims[i];
+  const CUtensorMapDataType type =
+      dtype == DataType::kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const CUresult result = encode(&map, type, cuuint32_t(rank), const_cast<void*>(base), dims, strides,
+                                 g.lower_corner, g.upper_corner, channels, pixels, element_strides,
+                                 CU_TENSOR_MAP_INTERLEAVE_NONE, tma_swizzle(span_bytes),
+                                 CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return result == CUDA_SUCCESS;
+}
+
 #if defined(__CUDACC__)
 __device__ __forceinline__ void tma_load_2d(const CUtensorMap* map, uint64_t* barrier, void* smem, int32_t c0,
                                             int32_t c1) {
@@ -79,6 +137,33 @@ __device__ __forceinline__ void tma_load_2d(const CUtensorMap* map, uint64_t* ba
       :
       : "r"(smem_addr), "l"(reinterpret_cast<uint64_t>(map)), "r"(bar_addr), "r"(c0), "r"(c1)
       : "memory");
+}
+
+// An im2col load: `whdn` is the window corner of the first output pixel in the input tensor, `offset` the
+// tap's (dilated) offset from it, both (W, H, D).
+template <int Spatial>
+__device__ __forceinline__ void tma_load_im2col(const CUtensorMap* map, uint64_t* barrier, void* smem, int32_t c,
+                                                const int32_t (&whdn)[4], const uint16_t (&offset)[3]) {
+  const uint32_t smem_addr = uint32_t(__cvta_generic_to_shared(smem));
+  const uint32_t bar_addr = uint32_t(__cvta_generic_to_shared(barrier));
+  const auto desc = reinterpret_cast<uint64_t>(map);
+  if constexpr (Spatial == 2) {
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};"
+        :
+        : "r"(smem_addr), "l"(desc), "r"(bar_addr), "r"(c), "r"(whdn[0]), "r"(whdn[1]), "r"(whdn[3]),
+          "h"(offset[0]), "h"(offset[1])
+        : "memory");
+  } else {
+    asm volatile(
+        "cp.async.bulk.tensor.5d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%3, %4, %5, %6, %7}], [%2], {%8, %9, %10};"
+        :
+        : "r"(smem_addr), "l"(desc), "r"(bar_addr), "r"(c), "r"(whdn[0]), "r"(whdn[1]), "r"(whdn[2]),
+          "r"(whdn[3]), "h"(offset[0]), "h"(offset[1]), "h"(offset[2])
+        : "memory");
+  }
 }
 #endif
 
