@@ -516,6 +516,34 @@ struct BwdWeightView {
     return true;
   }
 
+  // B by TMA im2col (sm90/tma.hpp): the input window corner (w, h, d, n) of output pixel p at tap offset 0;
+  // the tap offset (w, h, d) and input channel of GEMM column n; and p moved `step` pixels on.
+  TD_HOST_DEVICE void im2col_corner(const Pixel& p, int32_t (&whdn)[4]) const {
+    whdn[0] = int32_t(p.ow * s.sw - s.pw);
+    whdn[1] = int32_t(p.oh * s.sh - s.ph);
+    whdn[2] = int32_t(p.od * s.sd - s.pd);
+    whdn[3] = int32_t(p.n);
+  }
+  TD_HOST_DEVICE void im2col_column(Index n, uint16_t (&whd)[3], int32_t& channel) const {
+    const Index cg = TapsT::channels_per_group(s);
+    const Index column = n < s.gemm_n ? n : 0;  // columns past the tile's end are read, never stored
+    const Index tap = column / cg;
+    Index z, y, x;
+    TapsT::split(s, tap, z, y, x);
+    whd[0] = uint16_t(x * s.dw), whd[1] = uint16_t(y * s.dh), whd[2] = uint16_t(z * s.dd);
+    channel = int32_t(g0 * cg + (column - tap * cg));
+  }
+  TD_HOST_DEVICE void step_pixel(Pixel& p, Index step) const {
+    p.ow += step;
+    while (p.ow >= s.Wo) {
+      p.ow -= s.Wo;
+      if (++p.oh == s.Ho) {
+        p.oh = 0;
+        if (++p.od == s.Do) p.od = 0, ++p.n;
+      }
+    }
+  }
+
   // Tile addressing: every problem (a k-tile is a run of output pixels; B walks its pixel forward).
   TD_HOST_DEVICE bool tile_addressing(int) const { return true; }
   struct KTile { Index k0; };
@@ -535,15 +563,7 @@ struct BwdWeightView {
       if (i.k_at < 0 || step >= 4 * s.Wo) {
         i.pixel = split_pixel(k);
       } else {
-        Pixel& p = i.pixel;
-        p.ow += step;
-        while (p.ow >= s.Wo) {
-          p.ow -= s.Wo;
-          if (++p.oh == s.Ho) {
-            p.oh = 0;
-            if (++p.od == s.Do) p.od = 0, ++p.n;
-          }
-        }
+        step_pixel(i.pixel, step);
       }
       i.k_at = k;
       return b_locate_pixel(i, i.pixel, offset);

@@ -248,43 +248,70 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     tma.use_a = tma.use_b = false;
     if constexpr (Sm90::kTmaB) {
       const int64_t row = int64_t(shape.taps) * shape.Cg;  // weights: (taps*C/G, K) row-major
-      if (row * Config::kElemBytes % 16 == 0 && p.K + Traits::kTileN <= kCoordLimit) {
-        tma.use_b = kernels::sm90::encode_tma_2d(tma.b, Traits::kDataType, params.b, uint64_t(row), uint64_t(p.K),
-                                                 uint64_t(row * Config::kElemBytes), Traits::kTileK, Traits::kTileN,
-                                                 Sm90::kSpanK);
+      const uint64_t extents[2] = {uint64_t(row), uint64_t(p.K)};
+      const uint64_t pitches[1] = {uint64_t(row * Config::kElemBytes)};
+      const uint32_t box[2] = {uint32_t(Traits::kTileK), uint32_t(Traits::kTileN)};
+      if (pitches[0] % 16 == 0 && p.K + Traits::kTileN <= kCoordLimit) {
+        tma.use_b = kernels::sm90::encode_tma_tiled(tma.b, Traits::kDataType, params.b, 2, extents, pitches, box,
+                                                    Sm90::kSpanK);
         tma.b_group_step = int32_t(shape.Kg);
       }
     }
     if constexpr (Sm90::kTmaA) {
       const int64_t pixels = int64_t(shape.gemm_k);  // output gradient: (K, N*Do*Ho*Wo) row-major
-      if (p.K * Config::kElemBytes % 16 == 0 && pixels + Traits::kTileK <= kCoordLimit &&
-          p.K + Traits::kTileM <= kCoordLimit) {
-        tma.use_a = kernels::sm90::encode_tma_2d(tma.a, Traits::kDataType, params.a, uint64_t(p.K), uint64_t(pixels),
-                                                 uint64_t(p.K * Config::kElemBytes), Sm90::kTmaAtomM,
-                                                 Sm90::kTmaAtomK, Sm90::kTmaAtomM * Config::kElemBytes);
+      const uint64_t extents[2] = {uint64_t(p.K), uint64_t(pixels)};
+      const uint64_t pitches[1] = {uint64_t(p.K * Config::kElemBytes)};
+      const uint32_t box[2] = {uint32_t(Sm90::kTmaAtomM), uint32_t(Traits::kTileK)};
+      if (pitches[0] % 16 == 0 && pixels + Traits::kTileK <= kCoordLimit && p.K + Traits::kTileM <= kCoordLimit) {
+        tma.use_a = kernels::sm90::encode_tma_tiled(tma.a, Traits::kDataType, params.a, 2, extents, pitches, box,
+                                                    Sm90::kTmaAtomM * Config::kElemBytes);
         tma.a_group_step = int32_t(shape.Kg * Traits::kNumGroupsToMerge);
       }
     }
+    constexpr bool kBwdData = Traits::kDirection == ConvDirection::kBwdData;
+    const bool by_tile = typename Config::View{shape, 0}.tile_addressing(Traits::kTileK);
     if constexpr (Sm90::kTmaIm2colA) {
       kernels::sm90::Im2colGeometry geometry{};
       int64_t channels_per_group = 0;
-      if (im2col_geometry(p, geometry, channels_per_group) && channels_per_group % Traits::kTileK == 0) {
+      if (by_tile && im2col_geometry(p, kBwdData, geometry, channels_per_group)) {
         tma.use_a = kernels::sm90::encode_tma_im2col(tma.a, Traits::kDataType, params.a, geometry, Traits::kTileK,
                                                      Traits::kTileM, Sm90::kSpanK);
         tma.a_group_step = int32_t(channels_per_group);
       }
     }
+    if constexpr (Sm90::kTmaAtomsB) {
+      constexpr uint32_t kAtom = uint32_t(Sm90::kAtomN), kSpan = kAtom * uint32_t(Config::kElemBytes);
+      if constexpr (kBwdData) {
+        // weights as (C/G, taps, K): one box per atom of a k-tile, which lies in one tap
+        const uint64_t extents[3] = {uint64_t(shape.Cg), uint64_t(shape.taps), uint64_t(p.K)};
+        const uint64_t pitches[2] = {extents[0] * Config::kElemBytes, extents[0] * extents[1] * Config::kElemBytes};
+        const uint32_t box[3] = {kAtom, 1, uint32_t(Traits::kTileK)};
+        if (by_tile && pitches[0] % 16 == 0 && p.K + Traits::kTileK <= kCoordLimit) {
+          tma.use_b = kernels::sm90::encode_tma_tiled(tma.b, Traits::kDataType, params.b, 3, extents, pitches, box,
+                                                      int(kSpan));
+          tma.b_group_step = int32_t(shape.Kg);
+        }
+      } else {
+        kernels::sm90::Im2colGeometry geometry{};
+        int64_t channels_per_group = 0;
+        if (im2col_geometry(p, false, geometry, channels_per_group) && channels_per_group % kAtom == 0) {
+          tma.use_b = kernels::sm90::encode_tma_im2col(tma.b, Traits::kDataType, params.b, geometry, kAtom,
+                                                       uint32_t(Traits::kTileK), int(kSpan));
+        }
+      }
+    }
   }
 
-  // The im2col view of operand A (fwd: the input, bwd_data: the output gradient with the filter flipped, at
-  // unit stride only), or false where the descriptor cannot express it (row pitch, corner range, extents).
-  static bool im2col_geometry(const ConvProblem& p, kernels::sm90::Im2colGeometry& g, int64_t& channels_per_group) {
-    constexpr bool kFwd = Traits::kDirection == ConvDirection::kFwd;
+  // The im2col view of an activation tensor: the input (fwd A, bwd_weight B), or the output gradient read
+  // with the filter flipped (`flipped`, bwd_data A, unit stride only). False where the descriptor cannot
+  // express it (row pitch, corner range, extents).
+  static bool im2col_geometry(const ConvProblem& p, bool flipped, kernels::sm90::Im2colGeometry& g,
+                              int64_t& channels_per_group) {
     const auto out = p.output();
     const int spatial = Traits::kNDimSpatial;
     // Corners are signed 16-bit numbers split over the spatial dimensions (2D: [-128, 127], 3D: [-16, 15]).
     const int corner_limit = spatial == 2 ? 128 : 16;
-    const int64_t channels = kFwd ? p.C : p.K;
+    const int64_t channels = flipped ? p.K : p.C;
     channels_per_group = channels / p.G;
     if (channels * Config::kElemBytes % 16 != 0) return false;
     g.spatial = spatial;
@@ -293,11 +320,11 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     for (int i = 0; i < 3; ++i) {
       // The descriptor orders the spatial dimensions (W, H, D); the problem stores (D, H, W).
       const int axis = 2 - i;
-      const auto& source = kFwd ? p.input : out;
+      const auto& source = flipped ? out : p.input;
       g.extent[i + 1] = uint64_t(source[axis]);
       const int64_t window = (p.filter[axis] - 1) * p.dilation[axis];
       int64_t lower = 0, upper = 0;
-      if (kFwd) {
+      if (!flipped) {
         lower = -p.left_pad[axis];
         upper = p.right_pad[axis] - window;
         g.stride[i] = uint32_t(p.stride[axis]);

@@ -112,8 +112,10 @@ struct Sm90Config {
   static constexpr bool kTmaA = kDirection == ConvDirection::kBwdWeight && kWarpgroupTileM % 64 == 0;
   static constexpr bool kTmaIm2colA = kDirection != ConvDirection::kBwdWeight && kGroupsToMerge == 1 &&
                                       kSpanFitsBox && kTileM <= 256;
-  static constexpr int kTmaAtomM = 64;  // bwd_weight A: 128-byte swizzled boxes of 64 rows of M by 8 of K
-  static constexpr int kTmaAtomK = 8;
+  // MN-major B (bwd_data weights, bwd_weight input) by one box of kAtomN x tile_k per atom column.
+  static constexpr int kAtomN = mn_atom_extent(kWarpgroupTileN);
+  static constexpr bool kTmaAtomsB = kDirection != ConvDirection::kFwd && kGroupsToMerge == 1 && kAtomN >= 16;
+  static constexpr int kTmaAtomM = 64;  // bwd_weight A: 128-byte swizzled boxes of 64 of M by tile_k
 
   // Why the Hopper path cannot build this configuration (empty when it can).
   static constexpr std::string_view not_buildable() {
@@ -145,12 +147,21 @@ struct Sm90Config {
   static constexpr int kShapeM = kBuildable ? kTileM : 64, kShapeN = kBuildable ? kTileN : 64;
   static constexpr int kShapeK = kBuildable ? kTileK : 64, kShapeStages = kBuildable ? kStages : 2;
   static constexpr int kShapeWgM = kBuildable ? kWarpgroupTileM : 64, kShapeWgN = kBuildable ? kWarpgroupTileN : 64;
+  // MN-major stages repeat their swizzle atom along K first, so that one TMA box of (atom extent, tile_k)
+  // fills a contiguous run of atoms (as CUTLASS's SM90 collectives tile them).
+  template <cute::GMMA::Major Major>
+  using AtomOrder = std::conditional_t<Major == cute::GMMA::Major::MN, cute::Step<cute::_2, cute::_1, cute::_3>,
+                                       cute::Step<cute::_1, cute::_2, cute::_3>>;
+  static constexpr cute::GMMA::Major kShapeMajorA = kBuildable ? kMajorA : cute::GMMA::Major::K;
+  static constexpr cute::GMMA::Major kShapeMajorB = kBuildable ? kMajorB : cute::GMMA::Major::K;
   using SmemLayoutA = decltype(cute::tile_to_shape(
-      make_gmma_smem_atom<MmaElement, kBuildable ? kMajorA : cute::GMMA::Major::K, kShapeWgM, kShapeK>(),
-      cute::make_shape(cute::Int<kShapeM>{}, cute::Int<kShapeK>{}, cute::Int<kShapeStages>{})));
+      make_gmma_smem_atom<MmaElement, kShapeMajorA, kShapeWgM, kShapeK>(),
+      cute::make_shape(cute::Int<kShapeM>{}, cute::Int<kShapeK>{}, cute::Int<kShapeStages>{}),
+      AtomOrder<kShapeMajorA>{}));
   using SmemLayoutB = decltype(cute::tile_to_shape(
-      make_gmma_smem_atom<MmaElement, kBuildable ? kMajorB : cute::GMMA::Major::K, kShapeWgN, kShapeK>(),
-      cute::make_shape(cute::Int<kShapeN>{}, cute::Int<kShapeK>{}, cute::Int<kShapeStages>{})));
+      make_gmma_smem_atom<MmaElement, kShapeMajorB, kShapeWgN, kShapeK>(),
+      cute::make_shape(cute::Int<kShapeN>{}, cute::Int<kShapeK>{}, cute::Int<kShapeStages>{}),
+      AtomOrder<kShapeMajorB>{}));
 
   // What the producer's gathers (OperandGather, implicit_gemm_kernel.cuh) read from a config.
   struct Producer {

@@ -17,6 +17,59 @@
 
 namespace tiledispatch::kernels::sm90 {
 
+// MN-major B by one TMA box per atom column (kAtomN of N by tile_k; tma.hpp), issued by the elected
+// producer thread. fwd has a K-major B (one tiled box per stage) and needs nothing here.
+template <class Cfg, ConvDirection Direction = Cfg::kDirection>
+struct AtomBoxesB {
+  template <class View, class Index>
+  __device__ void begin(const View&, Index, Index) {}
+};
+
+template <class Cfg>
+struct AtomBoxesB<Cfg, ConvDirection::kBwdData> {
+  using Index = typename Cfg::Index;
+  Index n0 = 0;
+  __device__ void begin(const typename Cfg::View&, Index n_begin, Index) { n0 = n_begin; }
+  // Weights (C/G, taps, K): the tile's channels n0 + E*i, the k-tile's tap and output channels.
+  template <class SmemB, class KTile>
+  __device__ void issue(const typename Cfg::View&, const TmaOperands& tma, uint64_t* full, const SmemB& sB,
+                        int stage, const KTile& t, int32_t group_block) const {
+    const int32_t k = group_block * tma.b_group_step + int32_t(t.r0);
+    CUTE_UNROLL
+    for (int i = 0; i < Cfg::kTileN / Cfg::kAtomN; ++i) {
+      tma_load_3d(&tma.b, full, &sB(i * Cfg::kAtomN, 0, stage), int32_t(n0) + i * Cfg::kAtomN, int32_t(t.tap), k);
+    }
+  }
+};
+
+template <class Cfg>
+struct AtomBoxesB<Cfg, ConvDirection::kBwdWeight> {
+  using Index = typename Cfg::Index;
+  using View = typename Cfg::View;
+  static constexpr int kAtoms = Cfg::kTileN / Cfg::kAtomN;
+  uint16_t offset[kAtoms][3];  // per atom column: its tap's im2col offset and its input channel
+  int32_t channel[kAtoms];
+  typename View::Pixel pixel;  // the output pixel of the next k-tile's first GEMM-K index
+  __device__ void begin(const View& view, Index n_begin, Index k_begin) {
+    CUTE_UNROLL
+    for (int i = 0; i < kAtoms; ++i) view.im2col_column(n_begin + i * Cfg::kAtomN, offset[i], channel[i]);
+    pixel = view.split_pixel(k_begin);
+  }
+  // The input through the filter window: the k-tile's tile_k output pixels, one box per atom column.
+  template <class SmemB, class KTile>
+  __device__ void issue(const View& view, const TmaOperands& tma, uint64_t* full, const SmemB& sB, int stage,
+                        const KTile&, int32_t) {
+    int32_t corner[4];
+    view.im2col_corner(pixel, corner);
+    CUTE_UNROLL
+    for (int i = 0; i < kAtoms; ++i) {
+      tma_load_im2col<Cfg::Base::kNDim>(&tma.b, full, &sB(i * Cfg::kAtomN, 0, stage), channel[i], corner,
+                                         offset[i]);
+    }
+    view.step_pixel(pixel, Cfg::kTileK);
+  }
+};
+
 template <class Cfg>
 struct CpAsyncProducer {
   using Index = typename Cfg::Index;
@@ -29,7 +82,7 @@ struct CpAsyncProducer {
 
   // Whether operand A / B of this problem comes by TMA rather than by gathers (the host encoded its tensor map).
   __device__ static bool tma_a(const TmaOperands& tma) { return (Cfg::kTmaA || Cfg::kTmaIm2colA) && tma.use_a; }
-  __device__ static bool tma_b(const TmaOperands& tma) { return Cfg::kTmaB && tma.use_b; }
+  __device__ static bool tma_b(const TmaOperands& tma) { return (Cfg::kTmaB || Cfg::kTmaAtomsB) && tma.use_b; }
   // With both operands by TMA one elected thread fills the ring; the other producer threads have no work.
   __device__ static bool gathers(const TmaOperands& tma) { return !(tma_a(tma) && tma_b(tma)); }
 
@@ -56,6 +109,10 @@ struct CpAsyncProducer {
     if constexpr (Cfg::kTmaIm2colA) {
       if (by_tma_a && tid == 0) view.im2col_corner(m0, corner);
     }
+    AtomBoxesB<Cfg> boxes_b;
+    if constexpr (Cfg::kTmaAtomsB) {
+      if (by_tma_b && tid == 0) boxes_b.begin(view, n0, kt_begin * Cfg::kTileK);
+    }
     CUTE_NO_UNROLL
     for (int kt = 0; kt < k_tiles; ++kt) {
       const Index k0 = (kt_begin + kt) * Cfg::kTileK;
@@ -75,15 +132,14 @@ struct CpAsyncProducer {
                                                group_block * tma.a_group_step + int32_t(t.r0), corner, offset);
           }
         }
+        if constexpr (Cfg::kTmaAtomsB) {
+          if (by_tma_b) boxes_b.issue(view, tma, full, sB, stage, t, group_block);
+        }
         if constexpr (Cfg::kTmaA) {
           if (by_tma_a) {
             CUTE_UNROLL
             for (int i = 0; i < Cfg::kTileM / Cfg::kTmaAtomM; ++i) {
-              CUTE_UNROLL
-              for (int j = 0; j < Cfg::kTileK / Cfg::kTmaAtomK; ++j) {
-                tma_load_2d(&tma.a, full, &sA(i * Cfg::kTmaAtomM, j * Cfg::kTmaAtomK, stage),
-                            row_a + i * Cfg::kTmaAtomM, int32_t(k0) + j * Cfg::kTmaAtomK);
-              }
+              tma_load_2d(&tma.a, full, &sA(i * Cfg::kTmaAtomM, 0, stage), row_a + i * Cfg::kTmaAtomM, int32_t(k0));
             }
           }
         }

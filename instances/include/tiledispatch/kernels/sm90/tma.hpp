@@ -1,13 +1,18 @@
 // Operands the Hopper producer moves with the tensor memory accelerator instead of cp.async gathers
-// (docs/pipelines.md, "Hopper path"):
-//   tiled boxes   fwd B, weights (taps*C/G, K) row-major: box (tile_k, tile_n) at (k0, g*K/G + n0)
-//                 bwd_weight A, output gradient (K, N*Do*Ho*Wo) row-major: boxes (64, 8) at (g*K/G + m0 + 64i, k0 + 8j)
-//   im2col        fwd A, the input (C, W, H, [D,] N) read through the filter window: box (tile_k channels,
-//                 tile_m output pixels) at the CTA's first pixel, the tap as the im2col offset
-//                 bwd_data A at unit stride, the output gradient read the same way with the filter flipped
+// (docs/pipelines.md, "Hopper path"). K-major operands come as one box per stage; MN-major ones as one box
+// per atom column (E elements of MN, the swizzle atom's extent, by tile_k), the stage's atoms repeating along K
+// first (config.hpp):
+//   fwd         A  im2col of the input: box (tile_k channels, tile_m output pixels) at the CTA's first
+//                  pixel, the k-tile's tap as the im2col offset
+//               B  tiled weights (taps*C/G, K): box (tile_k, tile_n) at (k0, g*K/G + n0)
+//   bwd_data    A  im2col of the output gradient with the filter flipped (unit stride)
+//               B  tiled weights (C/G, taps, K): boxes (E, 1, tile_k) at (n0 + E*i, tap, g*K/G + k)
+//   bwd_weight  A  tiled output gradient (K, N*Do*Ho*Wo): boxes (64, tile_k) at (g*K/G + m0 + 64i, k0)
+//               B  im2col of the input: boxes (E channels, tile_k output pixels) at pixel k0, the tap of
+//                  column n0 + E*i as the im2col offset
 // One elected producer thread issues them per stage; the stage's full barrier expects their bytes. The boxes
 // land in the same swizzled layout the wgmma descriptors read (the swizzle span equals the box's contiguous
-// extent). Rows a box reads past the CTA's GEMM extent belong to the next group or lie outside the tensor
+// extent). Elements a box reads past the CTA's GEMM extent belong to the next group or lie outside the tensor
 // (zero-filled, as is the padding an im2col window reaches); the epilogue stores neither.
 #pragma once
 
@@ -56,20 +61,26 @@ inline EncodeTiled encode_tiled_entry() {
   return entry;
 }
 
-// A rank-2 tiled tensor map over a row-major (inner, outer) matrix of 16-bit elements with `row_bytes`
-// between rows. False when the driver refuses it (the caller then gathers the operand instead).
-inline bool encode_tma_2d(CUtensorMap& map, DataType dtype, const void* base, uint64_t inner, uint64_t outer,
-                          uint64_t row_bytes, uint32_t box_inner, uint32_t box_outer, int span_bytes) {
+// A tiled tensor map over a packed-in-dimension-0 tensor of 16-bit elements: `rank` (2 or 3) extents,
+// innermost first, `pitch_bytes[i]` between consecutive indices of dimension i + 1, and the box. False when
+// the driver refuses it (the caller then gathers the operand instead).
+inline bool encode_tma_tiled(CUtensorMap& map, DataType dtype, const void* base, int rank, const uint64_t* extents,
+                             const uint64_t* pitch_bytes, const uint32_t* box, int span_bytes) {
   const EncodeTiled encode = encode_tiled_entry();
   if (encode == nullptr) return false;
-  const cuuint64_t dims[2] = {inner, outer};
-  const cuuint64_t strides[1] = {row_bytes};
-  const cuuint32_t box[2] = {box_inner, box_outer};
-  const cuuint32_t element_strides[2] = {1, 1};
+  cuuint64_t dims[3] = {};
+  cuuint64_t strides[2] = {};
+  cuuint32_t box_dims[3] = {};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  for (int i = 0; i < rank; ++i) {
+    dims[i] = extents[i];
+    box_dims[i] = box[i];
+    if (i + 1 < rank) strides[i] = pitch_bytes[i];
+  }
   const CUtensorMapDataType type =
       dtype == DataType::kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  const CUresult result = encode(&map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
-                                 CU_TENSOR_MAP_INTERLEAVE_NONE, tma_swizzle(span_bytes),
+  const CUresult result = encode(&map, type, cuuint32_t(rank), const_cast<void*>(base), dims, strides, box_dims,
+                                 element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, tma_swizzle(span_bytes),
                                  CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return result == CUDA_SUCCESS;
 }
@@ -136,6 +147,17 @@ __device__ __forceinline__ void tma_load_2d(const CUtensorMap* map, uint64_t* ba
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
       :
       : "r"(smem_addr), "l"(reinterpret_cast<uint64_t>(map)), "r"(bar_addr), "r"(c0), "r"(c1)
+      : "memory");
+}
+
+__device__ __forceinline__ void tma_load_3d(const CUtensorMap* map, uint64_t* barrier, void* smem, int32_t c0,
+                                            int32_t c1, int32_t c2) {
+  const uint32_t smem_addr = uint32_t(__cvta_generic_to_shared(smem));
+  const uint32_t bar_addr = uint32_t(__cvta_generic_to_shared(barrier));
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];"
+      :
+      : "r"(smem_addr), "l"(reinterpret_cast<uint64_t>(map)), "r"(bar_addr), "r"(c0), "r"(c1), "r"(c2)
       : "memory");
 }
 
