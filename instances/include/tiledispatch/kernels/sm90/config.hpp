@@ -10,7 +10,7 @@
 //   pipeline          the table's stage count is the minimum of the shared-memory ring, deepened to fill
 //                     shared memory (at most kMaxStages); double-fragment pipelines (compv4, compv6,
 //                     comp_async, wavelet) keep one wgmma batch in flight (warpgroup_wait<1>)
-//   vector a/b        the producer's cp.async width (zero-fill gathers: padding costs no global read)
+//   vector a/b        the producer's cp.async width where it gathers (operands moved by TMA ignore it)
 //   vector c          the epilogue's store width
 #pragma once
 
