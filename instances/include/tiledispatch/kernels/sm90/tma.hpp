@@ -45,19 +45,21 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
                                  const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
                                  CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
-// The driver's cuTensorMapEncodeTiled, looked up once per process (nullptr when the driver lacks it).
+// A driver entry point (nullptr when the driver lacks it); the callers keep it in a function-local static,
+// so each is looked up once per process.
+inline void* driver_entry(const char* name) {
+  void* found_entry = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion(name, &found_entry, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+      found != cudaDriverEntryPointSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  return found_entry;
+}
+
 inline EncodeTiled encode_tiled_entry() {
-  static const EncodeTiled entry = [] {
-    void* found_entry = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &found_entry, 12000, cudaEnableDefault,
-                                         &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-      (void)cudaGetLastError();
-      return EncodeTiled{nullptr};
-    }
-    return reinterpret_cast<EncodeTiled>(found_entry);
-  }();
+  static const auto entry = reinterpret_cast<EncodeTiled>(driver_entry("cuTensorMapEncodeTiled"));
   return entry;
 }
 
@@ -91,17 +93,7 @@ using EncodeIm2col = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t,
                                   CUtensorMapFloatOOBfill);
 
 inline EncodeIm2col encode_im2col_entry() {
-  static const EncodeIm2col entry = [] {
-    void* found_entry = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", &found_entry, 12000, cudaEnableDefault,
-                                         &found) != cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-      (void)cudaGetLastError();
-      return EncodeIm2col{nullptr};
-    }
-    return reinterpret_cast<EncodeIm2col>(found_entry);
-  }();
+  static const auto entry = reinterpret_cast<EncodeIm2col>(driver_entry("cuTensorMapEncodeIm2col"));
   return entry;
 }
 
