@@ -29,7 +29,8 @@ namespace tiledispatch::hand {
 //      name                          dir         nd dtype  spec      tile          waves   warp tile   vec     pipeline  scheduler   epilogue   dsb    gm 2st   expl   split  sk     wg
 // the GPU check's failing instance (16 accumulators per thread: outer accumulator in registers)
 TD_HAND(acc_fp32_split_image_mem_vec1, kBwdWeight, 2, kFp32, kDefault, 64,32,32,    2,1,1,  16,16,8,    1,1,1,  kMem,     kIntrawave, kDefault,  false, 1, false, false, true,  false, 1)
-// 64 accumulators per thread: the largest that folds in registers
+// 64 accumulators per thread: the largest that folds in registers (first generation; on sm_90a the Hopper path
+// builds this and the next one, with the outer accumulator in the workspace)
 TD_HAND(acc_fp16_compv3_128x128x32,    kBwdWeight, 2, kFp16, kDefault, 128,128,32,  2,2,1,  32,32,16,   8,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
 // 128 accumulators per thread, fold slots fit beside the 2 stages: outer accumulator in shared memory
 TD_HAND(acc_bf16_compv3_256x128x32,    kBwdWeight, 2, kBf16, kDefault, 256,128,32,  2,2,1,  32,32,16,   8,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
@@ -163,9 +164,17 @@ template <class Instance>
 void growing_k(const char* label, double tol) {
   using Cfg = typename Instance::Config;
   using Element = typename DeviceType<typename Cfg::ElementGlobal>::type;
+  using Sm90 = typename Instance::Sm90;
   const char* places[3] = {"none", "registers", "shared memory"};
-  std::printf("\n%s: %d accumulators per thread, fold every %d k-tiles (%d MMAs per k-tile), outer accumulator in %s\n",
-              label, Cfg::kAccumulatorsPerThread, Cfg::kFoldTiles, Cfg::kMmasPerTile, places[int(Cfg::kFoldPlace)]);
+  if constexpr (Sm90::kBuildable) {
+    std::printf("\n%s: Hopper path, %d accumulators per thread, fold every %d k-tiles (%d wgmma k16 steps per "
+                "k-tile), outer accumulator in the workspace\n",
+                label, Sm90::kAccumulatorsPerThread, Sm90::kFoldTiles, Sm90::kTileK / 16);
+  } else {
+    std::printf("\n%s: first generation, %d accumulators per thread, fold every %d k-tiles (%d MMAs per k-tile), "
+                "outer accumulator in %s\n",
+                label, Cfg::kAccumulatorsPerThread, Cfg::kFoldTiles, Cfg::kMmasPerTile, places[int(Cfg::kFoldPlace)]);
+  }
   const Instance instance;
   for (const bool positive : {false, true}) {
     for (int e = 16; e <= 24; e += 2) {
@@ -191,6 +200,17 @@ void growing_k(const char* label, double tol) {
       TD_CHECK_CUDA(cudaGetLastError());
       ConvArgs args{};
       args.input = in, args.output = out, args.weight = wei, args.k_batch = 1;
+      // The Hopper path keeps its outer accumulators in the workspace.
+      args.workspace_bytes = instance.workspace_bytes(p, 1);
+      void* workspace = nullptr;
+      if (args.workspace_bytes > 0) TD_CHECK_CUDA(cudaMalloc(&workspace, args.workspace_bytes));
+      args.workspace = workspace;
+      if (Sm90::kBuildable && !positive && e == 16) {
+        ConvArgs bare = args;
+        bare.workspace = nullptr, bare.workspace_bytes = 0;
+        verdict(args.workspace_bytes > 0 && !instance.check_args(p, bare),
+                std::string(label) + " asks for a workspace for its outer accumulators and refuses to run without");
+      }
       TD_CHECK_CUDA(reference::run(ConvDirection::kBwdWeight, Cfg::kDataType, p, args, ref));
       TD_CHECK_CUDA(cudaMemset(wei, 0xFF, size_t(wei_n) * sizeof(Element)));  // poison: NaN
       TD_CHECK_CUDA(instance.run(p, args));
@@ -235,7 +255,7 @@ void growing_k(const char* label, double tol) {
                     label, positive ? "positive  " : "mean-zero ", e, m.rel_l2, tol, m.scale, worst_inst, worst_ref);
       verdict(m.rel_l2 <= tol && std::fabs(m.scale) <= 2e-4 && worst_ref <= 1e-4, line);
       for (void* ptr : {static_cast<void*>(in), static_cast<void*>(out), static_cast<void*>(wei),
-                        static_cast<void*>(ref), static_cast<void*>(got)}) {
+                        static_cast<void*>(ref), static_cast<void*>(got), workspace}) {
         TD_CHECK_CUDA(cudaFree(ptr));
       }
     }

@@ -109,9 +109,15 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       if (streamk_plan(p, plan) != cudaSuccess) return 0;
       return size_t(2 * plan.workers) * size_t(Traits::kTileM) * size_t(Traits::kTileN) * sizeof(float);
     }
-    // One fp32 slice of the weight gradient per split (two-stage: one), reduced in a fixed order.
-    if (!uses_workspace(k_batch)) return 0;
-    return size_t(std::max(k_batch, 1)) * size_t(p.weight_elements()) * sizeof(float);
+    // One fp32 slice of the weight gradient per split (two-stage: one), reduced in a fixed order; then the
+    // Hopper path's outer accumulators where it folds (fold_bytes).
+    size_t bytes = splits_to_workspace(k_batch) ? split_bytes(p, k_batch) : 0;
+    if (folds(p)) {
+      int sms = 0;
+      if (device_sms(sms) != cudaSuccess) return 0;
+      bytes += size_t(sms) * size_t(Traits::kTileM) * size_t(Traits::kTileN) * sizeof(float);
+    }
+    return bytes;
   }
 
   std::vector<int> split_k_candidates(const ConvProblem& p, int sms) const override {
@@ -134,9 +140,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     if ((p.G / Traits::kNumGroupsToMerge) * int64_t(args.k_batch) > 65535) {
       return Support::no("G / num_groups_to_merge * k_batch exceeds 65535 (grid z)");
     }
-    if (uses_workspace(args.k_batch)) {
+    if (uses_workspace(p, args.k_batch)) {
       const size_t need = workspace_bytes(p, args.k_batch);
-      if (need == 0) return Support::no("stream-K: the CUDA device could not be queried for its SM count");
+      if (need == 0) return Support::no("the CUDA device could not be queried for its SM count");
       if (args.workspace == nullptr || args.workspace_bytes < need) {
         return Support::no("workspace of " + std::to_string(need) + " bytes required");
       }
@@ -178,7 +184,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   cudaError_t run_split_k(const ConvProblem& p, const ConvArgs& args,
                           kernels::ImplicitGemmParams<typename Config::Index> params) const {
     const int k_batch = args.k_batch;
-    const bool to_workspace = uses_workspace(k_batch);
+    const bool to_workspace = splits_to_workspace(k_batch);
     params.partial = to_workspace ? static_cast<float*>(args.workspace) : nullptr;
     params.partial_slice = p.weight_elements();
     if constexpr (Sm90::kBuildable) {
@@ -222,9 +228,12 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       sm90.schedule.units = int64_t(sm90.schedule.tiles_m) * sm90.schedule.tiles_n *
                             (p.G / Traits::kNumGroupsToMerge) * args.k_batch;
       describe_tma_operands(p, params, sm90);
-      int device = 0, sms = 0;
-      TD_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
-      TD_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      if (folds(p)) {
+        sm90.fold = static_cast<float*>(args.workspace) +
+                    (splits_to_workspace(args.k_batch) ? split_bytes(p, args.k_batch) / sizeof(float) : 0);
+      }
+      int sms = 0;
+      TD_RETURN_IF_CUDA_ERROR(device_sms(sms));
       auto* kernel = &kernels::sm90::sm90_implicit_gemm_kernel<Sm90>;
       const int smem = int(Sm90::kSmemBytes);
       TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -349,9 +358,30 @@ class ImplicitGemmInstance : public GroupedConvInstance {
 
   static constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-  static bool uses_workspace(int k_batch) {
+  // Whether the partial sums go to the workspace (stream-K slots, or one slice per split) before a reduction.
+  static bool splits_to_workspace(int k_batch) {
     return Traits::kDirection == ConvDirection::kBwdWeight &&
            (Traits::kStreamK || Traits::kTwoStage || k_batch > 1);
+  }
+  static size_t split_bytes(const ConvProblem& p, int k_batch) {
+    return size_t(std::max(k_batch, 1)) * size_t(p.weight_elements()) * sizeof(float);
+  }
+  // Whether the Hopper kernel folds its accumulators (sm90/config.hpp, kFolds) for this problem: where the
+  // whole GEMM K (a k_batch-1 chain) is longer than kFoldTiles k-tiles. Decided on the problem alone, so that
+  // the workspace grows with k_batch and one sized for a larger k_batch serves a smaller one.
+  static bool folds(const ConvProblem& p) {
+    if constexpr (!Sm90::kBuildable || !Sm90::kFolds) {
+      return false;
+    } else {
+      const auto shape = kernels::make_conv_shape<int64_t>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
+      return ceil_div(shape.gemm_k, Traits::kTileK) > Sm90::kFoldTiles;
+    }
+  }
+  static bool uses_workspace(const ConvProblem& p, int k_batch) { return splits_to_workspace(k_batch) || folds(p); }
+  static cudaError_t device_sms(int& sms) {
+    int device = 0;
+    TD_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
+    return cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   }
 
   static constexpr auto streamk_kernel_ptr() {
@@ -364,9 +394,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     if constexpr (!Config::kImplemented || !Traits::kStreamK) {
       return cudaErrorNotSupported;
     } else {
-      int device = 0, sms = 0, per_sm = 0;
-      TD_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
-      TD_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      int sms = 0, per_sm = 0;
+      TD_RETURN_IF_CUDA_ERROR(device_sms(sms));
       auto* kernel = streamk_kernel_ptr();
       const int smem = int(Config::kSmemBytes);
       TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));

@@ -93,6 +93,17 @@ struct Sm90Config {
   static constexpr cute::GMMA::Major kMajorA = Base::kAKMajor ? cute::GMMA::Major::K : cute::GMMA::Major::MN;
   static constexpr cute::GMMA::Major kMajorB = Base::kBKMajor ? cute::GMMA::Major::K : cute::GMMA::Major::MN;
 
+  static constexpr int kAccumulatorsPerThread = kTileM * kTileN / kConsumerThreads;
+
+  // Accumulation (docs/pipelines.md, "Accumulation"): wgmma, like mma.sync, adds into its fp32 accumulators
+  // rounding toward zero, a bias that grows with the chain. Backward weight's GEMM K is unbounded, so there
+  // the wgmma accumulators cover at most kFoldTiles k-tiles (about Base::kFoldChainMmas k16 steps) before a
+  // round-to-nearest FADD adds them into an outer fp32 accumulator. The outer accumulator lives in global
+  // memory, one tile per persistent CTA in the workspace (slot i * consumer threads + thread: coalesced),
+  // touched only at folds: it costs neither registers nor shared memory (which would cost stages).
+  static constexpr bool kFolds = kDirection == ConvDirection::kBwdWeight;
+  static constexpr int kFoldTiles = Base::kFoldChainMmas * 16 / kTileK;
+
   static constexpr size_t kStageBytes = size_t(kTileM + kTileN) * size_t(kTileK) * size_t(kElemBytes);
   static constexpr int kMinStages = Base::kStages;
   static constexpr int kFillStages = int((kSmemLimitBytes - kBarrierBytes - kSmemAlign) / kStageBytes);
@@ -102,7 +113,6 @@ struct Sm90Config {
   static constexpr bool kBatchInFlight = Base::kStrategy.fragment_double_buffer;
   static constexpr size_t kOperandSmemBytes = size_t(kStages) * kStageBytes;
   static constexpr size_t kSmemBytes = kSmemAlign + kOperandSmemBytes + kBarrierBytes;
-  static constexpr int kAccumulatorsPerThread = kTileM * kTileN / kConsumerThreads;
 
   // Operands that may come by TMA (tma.hpp); whether they do is decided per problem (row pitch, extents,
   // unit stride for bwd_data, channels per group a multiple of tile_k for im2col).

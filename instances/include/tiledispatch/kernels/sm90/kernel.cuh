@@ -28,6 +28,7 @@ struct Sm90Params {
   TileSchedule schedule;
   int64_t partial_slice;  // elements between the workspace slices of consecutive splits
   TmaOperands tma;        // operands moved by TMA, where the problem allows (tma.hpp)
+  float* fold;            // the outer accumulators, a tile per CTA, where a split's chain exceeds kFoldTiles
 };
 
 template <class Cfg>
@@ -84,11 +85,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     Tensor tCrB = thr_mma.make_fragment_B(thr_mma.partition_B(sB));  // (MMA,MMA_N,MMA_K,PIPE) descriptors
     Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<Cfg::kTileM>, Int<Cfg::kTileN>>{});  // (MMA,M,N)
     auto* gC = static_cast<Element*>(params.gemm.c);
+    float* fold = params.fold == nullptr ? nullptr : params.fold + int64_t(blockIdx.x) * Cfg::kTileM * Cfg::kTileN;
     for (int64_t u = blockIdx.x; u < params.schedule.units; u += gridDim.x) {
       const auto w = params.schedule.unit(u);
       Index kt_begin = 0;
       const int tiles = k_range(w, kt_begin);
-      WgmmaConsumer<Cfg>::mma(tiled_mma, tCrA, tCrB, accum, ring, cursor, tiles, consumer % kWarpgroupThreads == 0);
+      WgmmaConsumer<Cfg>::mma(tiled_mma, tCrA, tCrB, accum, ring, cursor, tiles, consumer % kWarpgroupThreads == 0,
+                              fold, consumer);
       const typename Cfg::View view{shape, Index(w.group_block) * Cfg::kGroupsToMerge};
       float* partial =
           params.gemm.partial == nullptr ? nullptr : params.gemm.partial + int64_t(w.split) * params.partial_slice;

@@ -175,15 +175,18 @@ template <class Cfg>
 struct WgmmaConsumer {
   // Accumulates `k_tiles` stages into `accum` (cleared first). With kBatchInFlight the wgmma batch of a stage
   // is still running while the next stage is awaited, and the stage before it is released. `signals`: this
-  // thread releases stages for its warpgroup.
+  // thread releases stages for its warpgroup. `fold`: this CTA's outer accumulator (Cfg::kFolds; null where
+  // no split is longer than kFoldTiles), of which this consumer thread owns fold[i * kConsumerThreads + consumer].
   template <class FragA, class FragB, class Accum>
   __device__ static void mma(typename Cfg::TiledMma& tiled_mma, const FragA& tCrA, const FragB& tCrB, Accum& accum,
                              const Ring<Cfg::kStages>& ring, RingCursor<Cfg::kStages>& cursor, int k_tiles,
-                             bool signals) {
+                             bool signals, float* fold, int consumer) {
     using namespace cute;
     clear(accum);
     tiled_mma.accumulate_ = GMMA::ScaleOut::One;
     RingCursor<Cfg::kStages> release = cursor;
+    bool folded = false;  // whether the outer accumulator holds a partial sum of this unit
+    int chain = 0;        // k-tiles in the wgmma accumulators since the last fold
     warpgroup_fence_operand(accum);
     CUTE_NO_UNROLL
     for (int kt = 0; kt < k_tiles; ++kt) {
@@ -205,10 +208,33 @@ struct WgmmaConsumer {
       }
       warpgroup_fence_operand(accum);
       cursor.advance();
+      if constexpr (Cfg::kFolds) {
+        if (++chain == Cfg::kFoldTiles && kt + 1 < k_tiles && fold != nullptr) {
+          warpgroup_wait<0>();
+          warpgroup_fence_operand(accum);
+          CUTE_UNROLL
+          for (int i = 0; i < size(accum); ++i) {
+            float& outer = fold[i * Cfg::kConsumerThreads + consumer];
+            outer = folded ? __fadd_rn(outer, accum(i)) : accum(i);
+          }
+          folded = true;
+          chain = 0;
+          clear(accum);
+          warpgroup_fence_operand(accum);
+        }
+      }
     }
     warpgroup_wait<0>();
     warpgroup_fence_operand(accum);
     if (Cfg::kBatchInFlight && k_tiles > 0) ring.consumer_release(release, signals);
+    if constexpr (Cfg::kFolds) {
+      if (folded) {
+        CUTE_UNROLL
+        for (int i = 0; i < size(accum); ++i) {
+          accum(i) = __fadd_rn(fold[i * Cfg::kConsumerThreads + consumer], accum(i));
+        }
+      }
+    }
   }
 };
 
