@@ -1,7 +1,7 @@
 """``default``: the small hand-curated set the heuristic relies on (ck_conventions §5).
 
-Fifteen tiles common to all three directions (ten with tile_k 32, five with tile_k 64 for the Hopper
-path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), the first wave strategy of ``PREFERRED_WAVES``
+Seventeen tiles common to all three directions (ten with tile_k 32, five with tile_k 64 and two 16-wide
+ones for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), the first wave strategy of ``PREFERRED_WAVES``
 that yields a warp tile; fwd on compv3 and compv4 (compv4 kept where the arch accepts it), backward on
 compv3 and mem, bwd_weight also with two-stage on and off.
 
@@ -25,6 +25,9 @@ COMMON_TILES = space.parse_tiles(
     "32x64x32 32x128x32 64x32x32 64x64x32 64x128x32 128x32x32 128x64x32 128x128x32 128x256x32 256x128x32"
     # tile_k 64: a 128-byte swizzled row per stage for the Hopper path's wgmma (docs/pipelines.md)
     " 64x128x64 128x64x64 128x128x64 128x256x64 256x128x64"
+    # tile_n and tile_k 16: grouped layers with 16 channels per group (RegNet) on the Hopper path, whose TMA
+    # boxes keep a k-tile inside one group and one tap
+    " 128x16x16 256x16x16"
 )
 PREFERRED_WAVES = ((2, 2, 1), (2, 1, 1), (1, 2, 1), (1, 1, 1))
 DEFAULT_PIPELINES = {
