@@ -1,9 +1,9 @@
 """``default``: the small hand-curated set the heuristic relies on (ck_conventions §5).
 
 Seventeen tiles common to all three directions (ten with tile_k 32, five with tile_k 64 and two 16-wide
-ones for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), the first wave strategy of ``PREFERRED_WAVES``
-that yields a warp tile; fwd on compv3 and compv4 (compv4 kept where the arch accepts it), backward on
-compv3 and mem, bwd_weight also with two-stage on and off.
+ones for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), the first wave strategy of
+``PREFERRED_WAVES`` that yields a warp tile; fwd on compv3 and compv4 (compv4 kept where the arch accepts
+it), backward on compv3 and mem, bwd_weight also with two-stage on and off.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles

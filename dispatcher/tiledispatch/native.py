@@ -1,7 +1,8 @@
 """ctypes bindings of the C API (instances/include/tiledispatch/c_api.h). ``NativeLibrary`` owns one loaded
 ``libtiledispatch_<ruleset>.so``; every call checks the returned status and raises ``LibraryError`` with the
-library's own message. Loading the library and every call except ``run`` (and the workspace query of stream-K
-kernels) make no CUDA call."""
+library's own message. Loading the library and every call except ``run`` (and the workspace query of kernels
+that size their workspace by the SM count: stream-K, and Hopper-path bwd_weight where it folds) make no CUDA
+call."""
 
 from __future__ import annotations
 

@@ -123,7 +123,8 @@ TD_C_API td_status td_conv_is_supported(const char* name, const td_conv_problem*
 TD_C_API td_status td_conv_select_kernel(const td_conv_problem* problem, const char** name);
 
 /* Bytes of device workspace instance `name` needs for `problem` with split-K factor `k_batch` (0 when none).
- * Stream-K instances size it by the current device's SM count: for them this query calls CUDA. */
+ * Stream-K instances, and Hopper-path bwd_weight instances on problems long enough to fold their accumulators
+ * (docs/pipelines.md, "Accumulation"), size it by the current device's SM count: for them this query calls CUDA. */
 TD_C_API td_status td_conv_workspace_size(const char* name, const td_conv_problem* problem, int32_t k_batch,
                                           size_t* bytes);
 
