@@ -119,7 +119,8 @@ struct Sm90Config {
   static constexpr int kSpanK = kTileK * kElemBytes;  // bytes of a K-major stage row: the swizzle span
   static constexpr bool kSpanFitsBox = kSpanK == 32 || kSpanK == 64 || kSpanK == 128;
   static constexpr bool kTmaB = kDirection == ConvDirection::kFwd && kGroupsToMerge == 1 && kSpanFitsBox;
-  static constexpr bool kTmaA = kDirection == ConvDirection::kBwdWeight && kWarpgroupTileM % 64 == 0;
+  static constexpr bool kTmaA =
+      kDirection == ConvDirection::kBwdWeight && kGroupsToMerge == 1 && kWarpgroupTileM % 64 == 0;
   static constexpr bool kTmaIm2colA = kDirection != ConvDirection::kBwdWeight && kGroupsToMerge == 1 &&
                                       kSpanFitsBox && kTileM <= 256;
   // MN-major B (bwd_data weights, bwd_weight input) by one box of kAtomN x tile_k per atom column.
