@@ -155,11 +155,13 @@ def _warp_tile_buildable(c: KernelConfig, arch: ArchSpec) -> str | None:
 
 
 def _vector_width(c: KernelConfig, arch: ArchSpec) -> str | None:
-    """Vector widths are powers of two up to 16 bytes (8 for fp16/bf16, 4 for fp32).
+    """Vector widths are powers of two up to 32 bytes (16 for fp16/bf16, 8 for fp32).
 
-    Source: ck_conventions §1 (max vector width); cp.async and ld.global move 4, 8 or 16 bytes.
+    Source: ck_conventions §1 (max vector width 8 / 4, i.e. 16 bytes); CK's legacy lists also hold fp16
+    ScalarPerVector 16. cp.async and ld.global move at most 16 bytes, so a 32-byte vector is two accesses
+    (``ImplicitGemmConfig::kAccessA``); the vector width remains the alignment a problem must have.
     """
-    widest = arch.max_vector_width(c.dtype)
+    widest = 2 * arch.max_vector_width(c.dtype)
     for operand, width in (("a", c.vector_size_a), ("b", c.vector_size_b), ("c", c.vector_size_c)):
         if not _is_pow2(width) or width > widest:
             return f"vector_size_{operand} {width} is not a power of two <= {widest} for {c.dtype.value}"

@@ -27,8 +27,8 @@ operand fragments; ``tile_divisible`` 848 -- the SPLIT_MK wave strategy (wave_k 
 tile_k equals the warp tile's K (8, 16, 32), which must be a multiple of wave_k x warp_tile_k;
 ``shared_memory`` 246 -- fp32 K-64 tiles with tile_m + tile_n >= 256 on the 4-stage mem and comp_async
 pipelines, beyond sm_90a's 227 KB per block; ``depthwise_vector_width`` 18 -- fp32 depthwise vec 8 (32
-bytes; the widest vector access is 16 bytes); ``vector_width`` 10 -- legacy bwd_data fp16 vec 16 (32
-bytes).
+bytes; the widest vector access is 16 bytes). (Implicit-GEMM vectors of 32 bytes, the legacy bwd_data fp16
+vec 16, run as two 16-byte accesses.)
 """
 
 from __future__ import annotations

@@ -127,11 +127,12 @@ def test_legacy_rulesets_hold_every_unique_line(legacy_dir: Path, subset: str) -
 def test_parity_report_lists_each_rejected_legacy_configuration(legacy_dir: Path) -> None:
     report = build_report(legacy_dir, "sm_90a", "current")
     by_path = {f.path: f for f in report.files}
-    # bwd_data tests line 10: ScalarPerVector A 16 in fp16 (32 bytes); bwd_weight tests line 23: explicit GEMM
-    # BlkTile 256x256 on BlkSize 256 (256 fp32 accumulators per thread).
-    vec16 = by_path["backward_data/tests/nhwgc_fp16.conf"].rejected
-    assert (vec16[0].line_number, vec16[0].rule) == (10, "vector_width")
-    assert "_vec16_2_2" in vec16[0].name and "16" in vec16[0].message
+    # bwd_data tests line 10: ScalarPerVector A 16 in fp16 (32 bytes: two 16-byte accesses) is an instance;
+    # bwd_weight tests line 23: explicit GEMM BlkTile 256x256 on BlkSize 256 (256 fp32 accumulators per
+    # thread) stays rejected.
+    vec16 = by_path["backward_data/tests/nhwgc_fp16.conf"]
+    assert not vec16.rejected and vec16.instances == vec16.configurations > 0
+    assert not any(r.rule == "vector_width" for f in report.files for r in f.rejected)
     (big,) = by_path["backward_weight/tests/nhwgc_fp16.conf"].rejected
     assert (big.line_number, big.rule) == (23, "register_budget") and "_256x256x32_" in big.name
     for f in report.files:

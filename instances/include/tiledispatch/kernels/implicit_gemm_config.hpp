@@ -95,7 +95,11 @@ struct ImplicitGemmConfig {
   using ElementGlobal = typename ElementTypes<kDataType>::Global;
   using ElementMma = typename ElementTypes<kDataType>::Mma;
   static constexpr int kElemBytes = element_bytes(kDataType);
-  static constexpr int kMaxVector = kDataType == DataType::kFp32 ? 4 : 8;
+  // A vector of vector_size elements is moved in accesses of at most 16 bytes (the widest load and cp.async),
+  // so a 32-byte vector (16 fp16/bf16, 8 fp32) is two accesses; the vector size itself stays the alignment
+  // a problem's channel runs must have (ImplicitGemmInstance::is_supported).
+  static constexpr int kMaxAccess = 16 / element_bytes(kDataType);
+  static constexpr int kMaxVector = 2 * kMaxAccess;
 
   static constexpr int kTileM = Traits::kTileM, kTileN = Traits::kTileN, kTileK = Traits::kTileK;
   static constexpr int kWaveM = Traits::kWaveM, kWaveN = Traits::kWaveN, kWaveK = Traits::kWaveK;
@@ -103,6 +107,9 @@ struct ImplicitGemmConfig {
   static constexpr int kWarpTileK = Traits::kWarpTileK;
   static constexpr int kVectorA = Traits::kVectorSizeA, kVectorB = Traits::kVectorSizeB;
   static constexpr int kVectorC = Traits::kVectorSizeC;
+  static constexpr int kAccessA = kVectorA < kMaxAccess ? kVectorA : kMaxAccess;  // elements per access
+  static constexpr int kAccessB = kVectorB < kMaxAccess ? kVectorB : kMaxAccess;
+  static constexpr int kAccessC = kVectorC < kMaxAccess ? kVectorC : kMaxAccess;
   static constexpr int kGroupsToMerge = Traits::kNumGroupsToMerge;
   static constexpr Epilogue kEpilogue = Traits::kEpilogue;
   static constexpr int kBlockPerCu = Traits::kBlockPerCu;  // __launch_bounds__ minimum blocks per SM

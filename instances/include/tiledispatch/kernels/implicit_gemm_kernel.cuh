@@ -170,7 +170,7 @@ __device__ __forceinline__ void gemm_tile(const ImplicitGemmParams<typename Cfg:
   static_assert(Cfg::kWarpTileK % Cfg::kAtomK == 0, "warp_tile_k must be a multiple of the MMA atom k");
   static_assert(Cfg::kVectorA <= Cfg::kMaxVector && Cfg::kVectorB <= Cfg::kMaxVector &&
                     Cfg::kVectorC <= Cfg::kMaxVector,
-                "vector sizes: at most 8 elements for fp16/bf16, 4 for fp32 (16 bytes)");
+                "vector sizes: at most 16 elements for fp16/bf16, 8 for fp32 (32 bytes: two accesses)");
   static_assert(Cfg::kSmemBytes <= Cfg::kSmemLimitBytes, "shared memory exceeds the target arch's limit");
   static_assert(size(typename Cfg::TiledMma{}) == Cfg::kMmaThreads, "tiled MMA thread count");
 
@@ -192,8 +192,8 @@ __device__ __forceinline__ void gemm_tile(const ImplicitGemmParams<typename Cfg:
   // ---- global -> shared gathers ---------------------------------------------------------------------------
   const auto* gA = static_cast<const ElementGlobal*>(params.a);
   const auto* gB = static_cast<const ElementGlobal*>(params.b);
-  using GatherA = OperandGather<Cfg, Cfg::kAKMajor, kTileM, Cfg::kVectorA, typename View::AInfo>;
-  using GatherB = OperandGather<Cfg, Cfg::kBKMajor, kTileN, Cfg::kVectorB, typename View::BInfo>;
+  using GatherA = OperandGather<Cfg, Cfg::kAKMajor, kTileM, Cfg::kAccessA, typename View::AInfo>;
+  using GatherB = OperandGather<Cfg, Cfg::kBKMajor, kTileN, Cfg::kAccessB, typename View::BInfo>;
   GatherA gather_a;
   GatherB gather_b;
   gather_a.init(tid, m0, [&](Index m) { return view.a_prepare(m); });
@@ -447,10 +447,10 @@ __device__ __forceinline__ void gemm_tile(const ImplicitGemmParams<typename Cfg:
       copy(tCrC, thr_mma.partition_C(gP));
     }
   } else if constexpr (Cfg::kEpilogue == Epilogue::kCShuffle) {
-    // Stage the tile in shared memory, then every thread stores vector_size_c-wide rows segments.
+    // Stage the tile in shared memory, then every thread stores row segments of one access of vector_size_c.
     if (k_group == 0) copy(tCrC, tCsC);
     __syncthreads();
-    constexpr int kVc = Cfg::kVectorC;
+    constexpr int kVc = Cfg::kAccessC;
     constexpr int kChunksPerRow = kTileN / kVc;
     static_assert(kTileN % kVc == 0, "vector_size_c must divide tile_n");
     CUTE_NO_UNROLL

@@ -75,8 +75,8 @@ struct CpAsyncProducer {
   using Index = typename Cfg::Index;
   using View = typename Cfg::View;
   using Element = typename Cfg::ElementGlobal;
-  using GatherA = ProducerGather<Cfg, Cfg::Base::kAKMajor, Cfg::kTileM, Cfg::kVectorA, typename View::AInfo>;
-  using GatherB = ProducerGather<Cfg, Cfg::Base::kBKMajor, Cfg::kTileN, Cfg::kVectorB, typename View::BInfo>;
+  using GatherA = ProducerGather<Cfg, Cfg::Base::kAKMajor, Cfg::kTileM, Cfg::Base::kAccessA, typename View::AInfo>;
+  using GatherB = ProducerGather<Cfg, Cfg::Base::kBKMajor, Cfg::kTileN, Cfg::Base::kAccessB, typename View::BInfo>;
   static constexpr uint32_t kStageBytesA = Cfg::kTileM * Cfg::kTileK * sizeof(typename Cfg::ElementMma);
   static constexpr uint32_t kStageBytesB = Cfg::kTileN * Cfg::kTileK * sizeof(typename Cfg::ElementMma);
 
