@@ -4,6 +4,8 @@
 #include <charconv>
 #include <string>
 
+#include "tiledispatch/runtime/direction.hpp"
+
 namespace tiledispatch {
 namespace {
 
@@ -61,18 +63,10 @@ std::optional<BlockTile> parse_block_tile(std::string_view s) {
   return BlockTile{*m, *n, *k, *gm};
 }
 
-std::pair<int64_t, int64_t> gemm_mn(ConvDirection direction, const ConvProblem& p) {
-  switch (direction) {
-    case ConvDirection::kFwd: return {p.N * p.output_spatial(), p.k_per_group()};
-    case ConvDirection::kBwdData: return {p.N * p.input_spatial(), p.c_per_group()};
-    case ConvDirection::kBwdWeight: return {p.k_per_group(), p.c_per_group() * p.filter_spatial()};
-  }
-  return {0, 0};
-}
-
 double TileHeuristicSelector::score(const ConvProblem& p, ConvDirection direction, const BlockTile& tile) {
   if (tile.m < 1 || tile.n < 1 || tile.groups_to_merge < 1) return 0.0;
-  const auto [m, n] = gemm_mn(direction, p);
+  const GemmExtents gemm = gemm_extents(direction, p);  // one group (ck_conventions §1)
+  const int64_t m = gemm.m, n = gemm.n;
   const int64_t group_blocks = ceil_div(p.G, tile.groups_to_merge);
   const double blocks = double(ceil_div(m, tile.m)) * double(ceil_div(n, tile.n)) * double(group_blocks);
   const double fill = double(m) * double(n) * double(p.G) /

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 
+#include "tiledispatch/runtime/direction.hpp"
 #include "tiledispatch/runtime/problem.hpp"
 #include "tiledispatch/runtime/types.hpp"
 
@@ -74,24 +75,10 @@ ConvShape<Index> make_conv_shape(const ConvProblem& p, ConvDirection direction, 
   s.ph = static_cast<Index>(p.left_pad[1]);
   s.pw = static_cast<Index>(p.left_pad[2]);
   s.taps = s.Z * s.Y * s.X;
-  const Index gm = static_cast<Index>(groups_to_merge);
-  switch (direction) {
-    case ConvDirection::kFwd:
-      s.gemm_m = s.N * s.Do * s.Ho * s.Wo;
-      s.gemm_n = gm * s.Kg;
-      s.gemm_k = s.taps * gm * s.Cg;
-      break;
-    case ConvDirection::kBwdData:
-      s.gemm_m = s.N * s.Di * s.Hi * s.Wi;
-      s.gemm_n = gm * s.Cg;
-      s.gemm_k = s.taps * gm * s.Kg;
-      break;
-    case ConvDirection::kBwdWeight:
-      s.gemm_m = gm * s.Kg;
-      s.gemm_n = s.taps * gm * s.Cg;
-      s.gemm_k = s.N * s.Do * s.Ho * s.Wo;
-      break;
-  }
+  const GemmExtents gemm = gemm_extents(direction, p, groups_to_merge);
+  s.gemm_m = static_cast<Index>(gemm.m);
+  s.gemm_n = static_cast<Index>(gemm.n);
+  s.gemm_k = static_cast<Index>(gemm.k);
   return s;
 }
 

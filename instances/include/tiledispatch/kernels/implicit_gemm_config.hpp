@@ -126,8 +126,8 @@ struct ImplicitGemmConfig {
   static constexpr int kGroupK = kTileK / kWaveK;  // K extent each K group reduces per tile
 
   // Operand majorness of the GEMM views (conv_gemm_view.hpp).
-  static constexpr bool kAKMajor = kDirection != ConvDirection::kBwdWeight;
-  static constexpr bool kBKMajor = kDirection == ConvDirection::kFwd;
+  static constexpr bool kAKMajor = direction_roles(kDirection).a_k_major;
+  static constexpr bool kBKMajor = direction_roles(kDirection).b_k_major;
 
   // The MMA atom: the largest k that divides warp_tile_k.
   static constexpr int kLargeAtomK = kDataType == DataType::kFp32 ? 8 : 16;

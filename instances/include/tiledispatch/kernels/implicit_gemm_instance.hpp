@@ -59,27 +59,11 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       if (p.G % gm != 0) {
         return Support::no("num_groups_to_merge " + std::to_string(gm) + " does not divide G=" + std::to_string(p.G));
       }
-      const int64_t cg = p.c_per_group(), kg = p.k_per_group();
       // Each vector must stay inside one run of contiguous, equally predicated elements (conv_gemm_view.hpp).
-      int64_t run_a = 0, run_b = 0, run_c = 0;
-      const char *dim_a = "", *dim_b = "", *dim_c = "";
-      switch (Traits::kDirection) {
-        case ConvDirection::kFwd:
-          run_a = gm * cg, run_b = cg, run_c = gm * kg;
-          dim_a = "num_groups_to_merge*C/G", dim_b = "C/G", dim_c = "num_groups_to_merge*K/G";
-          break;
-        case ConvDirection::kBwdData:
-          run_a = gm * kg, run_b = cg, run_c = gm * cg;
-          dim_a = "num_groups_to_merge*K/G", dim_b = "C/G", dim_c = "num_groups_to_merge*C/G";
-          break;
-        case ConvDirection::kBwdWeight:
-          run_a = gm * kg, run_b = gm * cg, run_c = cg;
-          dim_a = "num_groups_to_merge*K/G", dim_b = "num_groups_to_merge*C/G", dim_c = "C/G";
-          break;
-      }
-      if (Support s = check_vector("vector_size_a", Traits::kVectorSizeA, run_a, dim_a); !s) return s;
-      if (Support s = check_vector("vector_size_b", Traits::kVectorSizeB, run_b, dim_b); !s) return s;
-      if (Support s = check_vector("vector_size_c", Traits::kVectorSizeC, run_c, dim_c); !s) return s;
+      constexpr DirectionRoles kRoles = direction_roles(Traits::kDirection);
+      if (Support s = check_vector("vector_size_a", Traits::kVectorSizeA, channel_run(p, kRoles.a, gm)); !s) return s;
+      if (Support s = check_vector("vector_size_b", Traits::kVectorSizeB, channel_run(p, kRoles.b, gm)); !s) return s;
+      if (Support s = check_vector("vector_size_c", Traits::kVectorSizeC, channel_run(p, kRoles.c, gm)); !s) return s;
       if constexpr (!Traits::kSplitImage) {
         if (!kernels::fits_int32(p.input_elements()) || !kernels::fits_int32(p.weight_elements()) ||
             !kernels::fits_int32(p.output_elements())) {
@@ -167,11 +151,10 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       params.shape.k_tiles_per_split = Index(ceil_div(k_tiles, int64_t(k_batch)));
       params.k_batch = k_batch;
       params.tiles_m = int(ceil_div(int64_t(params.shape.gemm_m), Traits::kTileM));
-      switch (Traits::kDirection) {
-        case ConvDirection::kFwd: params.a = args.input, params.b = args.weight, params.c = args.output; break;
-        case ConvDirection::kBwdData: params.a = args.output, params.b = args.weight, params.c = args.input; break;
-        case ConvDirection::kBwdWeight: params.a = args.output, params.b = args.input, params.c = args.weight; break;
-      }
+      constexpr DirectionRoles kRoles = direction_roles(Traits::kDirection);
+      params.a = tensor_argument(args, kRoles.a);
+      params.b = tensor_argument(args, kRoles.b);
+      params.c = tensor_argument(args, kRoles.c);
       if constexpr (Traits::kStreamK) {
         return run_streamk(p, args, params);
       } else {
@@ -435,10 +418,10 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     return cudaGetLastError();
   }
 
-  static Support check_vector(const char* field, int width, int64_t run, const char* what) {
-    if (run % width != 0) {
-      return Support::no(std::string(field) + " " + std::to_string(width) + " does not divide " + what + "=" +
-                         std::to_string(run));
+  static Support check_vector(const char* field, int width, const ChannelRun& run) {
+    if (run.length % width != 0) {
+      return Support::no(std::string(field) + " " + std::to_string(width) + " does not divide " + run.name + "=" +
+                         std::to_string(run.length));
     }
     return Support::yes();
   }

@@ -22,9 +22,9 @@ namespace tiledispatch::kernels {
 template <class Index>
 struct ImplicitGemmParams {
   ConvShape<Index> shape;
-  const void* a;   // fwd: input, bwd_data: output gradient, bwd_weight: output gradient
-  const void* b;   // fwd: weight, bwd_data: weight, bwd_weight: input
-  void* c;         // fwd: output, bwd_data: input gradient, bwd_weight: weight gradient
+  const void* a;   // the tensors of the direction's roles (runtime/direction.hpp)
+  const void* b;
+  void* c;
   float* partial;  // fp32 workspace when results are reduced afterwards (split-K, two-stage), else nullptr
   int64_t partial_slice;  // elements between the workspace slices of consecutive splits
   int k_batch;     // splits of GEMM K (blockIdx.z = group_block * k_batch + split)

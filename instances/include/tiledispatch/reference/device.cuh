@@ -12,6 +12,7 @@
 
 #include "tiledispatch/runtime/arguments.hpp"
 #include "tiledispatch/runtime/check.hpp"
+#include "tiledispatch/runtime/direction.hpp"
 #include "tiledispatch/runtime/problem.hpp"
 #include "tiledispatch/runtime/types.hpp"
 
@@ -185,12 +186,7 @@ inline cudaError_t run(ConvDirection direction, DataType dtype, const ConvProble
 
 // Elements of the tensor a direction writes.
 inline int64_t result_elements(ConvDirection direction, const ConvProblem& p) {
-  switch (direction) {
-    case ConvDirection::kFwd: return p.output_elements();
-    case ConvDirection::kBwdData: return p.input_elements();
-    case ConvDirection::kBwdWeight: return p.weight_elements();
-  }
-  return 0;
+  return tensor_elements(p, direction_roles(direction).c);
 }
 
 }  // namespace tiledispatch::reference

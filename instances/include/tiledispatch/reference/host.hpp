@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tiledispatch/runtime/direction.hpp"
 #include "tiledispatch/runtime/problem.hpp"
 #include "tiledispatch/runtime/types.hpp"
 
@@ -45,12 +46,7 @@ inline std::vector<double> host_reference(ConvDirection direction, const ConvPro
   auto wei_at = [&](int64_t g, int64_t k, int64_t z, int64_t y, int64_t x, int64_t c) {
     return ((((g * Kg + k) * p.filter[0] + z) * p.filter[1] + y) * p.filter[2] + x) * Cg + c;
   };
-  std::vector<double> result;
-  switch (direction) {
-    case ConvDirection::kFwd: result.assign(size_t(p.output_elements()), 0.0); break;
-    case ConvDirection::kBwdData: result.assign(size_t(p.input_elements()), 0.0); break;
-    case ConvDirection::kBwdWeight: result.assign(size_t(p.weight_elements()), 0.0); break;
-  }
+  std::vector<double> result(size_t(tensor_elements(p, direction_roles(direction).c)), 0.0);
   for_each_window(p, [&](int64_t n, int64_t od, int64_t oh, int64_t ow, int64_t di, int64_t hi, int64_t wi,
                          int64_t z, int64_t y, int64_t x) {
     for (int64_t g = 0; g < G; ++g)

@@ -7,6 +7,8 @@
 
 #include <cstddef>
 
+#include "tiledispatch/runtime/direction.hpp"
+
 namespace tiledispatch {
 
 struct ConvArgs {
@@ -18,5 +20,15 @@ struct ConvArgs {
   int k_batch = 1;  // split-K factor (bwd_weight); instances that do not split K require 1
   cudaStream_t stream = nullptr;
 };
+
+// The argument that holds `tensor` (runtime/direction.hpp says which tensor each operand of a direction is).
+inline void* tensor_argument(const ConvArgs& args, ConvTensor tensor) {
+  switch (tensor) {
+    case ConvTensor::kInput: return args.input;
+    case ConvTensor::kWeight: return args.weight;
+    case ConvTensor::kOutput: return args.output;
+  }
+  return nullptr;
+}
 
 }  // namespace tiledispatch

@@ -35,9 +35,6 @@ struct BlockTile {
 };
 std::optional<BlockTile> parse_block_tile(std::string_view instance_string);
 
-// (M, N) of one group's implicit GEMM for `direction` (ck_conventions §1).
-std::pair<int64_t, int64_t> gemm_mn(ConvDirection direction, const ConvProblem& problem);
-
 class KernelSelector {
  public:
   virtual ~KernelSelector() = default;

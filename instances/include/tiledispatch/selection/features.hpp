@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "tiledispatch/runtime/direction.hpp"
 #include "tiledispatch/runtime/problem.hpp"
 #include "tiledispatch/runtime/types.hpp"
 #include "tiledispatch/selection/kernel_traits.hpp"
@@ -41,21 +42,6 @@ namespace detail {
 inline double log2_or_zero(double value) { return value > 0 ? std::log2(value) : 0.0; }
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-struct Gemm {
-  int64_t m, n, k;
-};
-
-// ck_conventions §1: the implicit-GEMM view of one group.
-inline Gemm gemm_view(const ConvProblem& p, ConvDirection direction) {
-  const int64_t cg = p.c_per_group(), kg = p.k_per_group();
-  switch (direction) {
-    case ConvDirection::kFwd: return {p.N * p.output_spatial(), kg, cg * p.filter_spatial()};
-    case ConvDirection::kBwdData: return {p.N * p.input_spatial(), cg, kg * p.filter_spatial()};
-    case ConvDirection::kBwdWeight: return {kg, cg * p.filter_spatial(), p.N * p.output_spatial()};
-  }
-  return {0, 0, 0};
-}
-
 }  // namespace detail
 
 inline FeatureVector compute_features(const ConvProblem& p, ConvDirection direction, DataType dtype,
@@ -64,7 +50,7 @@ inline FeatureVector compute_features(const ConvProblem& p, ConvDirection direct
   using detail::log2_or_zero;
   const auto out = p.output();
   const int64_t cg = p.c_per_group(), kg = p.k_per_group();
-  const detail::Gemm g = detail::gemm_view(p, direction);
+  const GemmExtents g = gemm_extents(direction, p);  // one group (ck_conventions §1)
   const int64_t elem = static_cast<int64_t>(element_bytes(dtype));
   // Exact integers first, as Python's ints, then one conversion each.
   const int64_t flops_int = 2 * p.N * p.K * p.output_spatial() * cg * p.filter_spatial();
