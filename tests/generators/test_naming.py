@@ -10,6 +10,7 @@ from gen_factories import make_config, make_depthwise
 from generators.config import KernelConfig
 from generators.naming import KernelNameError, parse_kernel_name
 from generators.validity import validate
+from rulesets import RulesetRequest, enumerate_ruleset
 
 CK_EXAMPLE = "grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x32_2x2x1_32x32x16"
 CK_DEPTHWISE_EXAMPLE = "grouped_conv_fwd_depthwise_fp16_ngchw_2d_8x8_f3_s1x1_p1x1_nb8_sub2x2_vec2_2"
@@ -129,12 +130,11 @@ def test_round_trip_over_a_large_grid():
 
 
 def test_round_trip_over_all_of_full():
-    rulesets = pytest.importorskip("rulesets")
     names: dict[str, object] = {}
     signatures = itertools.product(("fwd", "bwd_data", "bwd_weight"), ("fp16", "bf16", "fp32"), (2, 3))
     for direction, dtype, ndim in signatures:
-        request = rulesets.RulesetRequest.build(ruleset="full", direction=direction, dtype=dtype, ndim=ndim)
-        for config in rulesets.enumerate_ruleset(request).configs:
+        request = RulesetRequest.build(ruleset="full", direction=direction, dtype=dtype, ndim=ndim)
+        for config in enumerate_ruleset(request).configs:
             assert names.setdefault(config.name, config) == config  # one name, one configuration
             assert parse_kernel_name(config.name) == config
     assert len(names) > 10_000

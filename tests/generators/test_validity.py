@@ -32,7 +32,11 @@ CASES = [
     ("vector_width", dict(vector_size_a=8), dict(vector_size_a=6)),
     # 32-byte vectors (two 16-byte accesses) are legal, 64-byte ones are not
     ("vector_width", dict(vector_size_a=16), dict(vector_size_a=32)),
-    ("vector_width", dict(dtype="fp32", vector_size_b=8, vector_size_c=8), dict(dtype="fp32", vector_size_b=16)),
+    (
+        "vector_width",
+        dict(dtype="fp32", vector_size_b=8, vector_size_c=8),
+        dict(dtype="fp32", vector_size_b=16),
+    ),
     # Never the first rule broken (tile multiples of the MMA atoms are multiples of every legal vector), kept
     # as the statement of which dimension each vector runs along: checked through ``violations``.
     ("vector_divides_tile", dict(direction="bwd_weight", tile_m=64, wave_m=2, vector_size_a=8),

@@ -32,7 +32,8 @@ def compile_and_run(nvcc: Path, source: Path, out_dir: Path, extra: list[str]) -
     """Compile one host program with the pinned nvcc (include instances/include) and return its stdout."""
     binary = out_dir / source.stem
     lib = nvcc.parent.parent / "lib"  # the wheel's libcudart_static.a
-    cmd = [str(nvcc), "-std=c++17", f"-I{REPO_ROOT / 'instances' / 'include'}", f"-L{lib}", *extra]
+    # `extra` first, so that an include directory there can stand in for a header of instances/include.
+    cmd = [str(nvcc), "-std=c++17", *extra, f"-I{REPO_ROOT / 'instances' / 'include'}", f"-L{lib}"]
     cmd += [str(source), "-o", str(binary)]
     built = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert built.returncode == 0, f"compile failed:\n{built.stderr[-4000:]}"

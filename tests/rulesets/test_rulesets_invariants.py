@@ -4,8 +4,12 @@ byte-identical exports."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
+import subprocess
+import sys
 from collections import Counter
 from functools import cache
 from pathlib import Path
@@ -26,6 +30,7 @@ from rulesets import (
     enumerate_ruleset,
 )
 from rulesets.full import rule_configs
+from tests.conftest import REPO_ROOT
 
 COMBOS = [(d.value, t.value, n) for d in Direction for t in DataType for n in (2, 3)]
 
@@ -103,10 +108,31 @@ def export(ruleset: str, combo: tuple[str, str, int]) -> bytes:
     return json.dumps({"instances": items}, sort_keys=True).encode()
 
 
+_EXPORT_DIGEST = """
+import hashlib, sys
+from tests.rulesets.test_rulesets_invariants import export
+print(hashlib.sha256(export(sys.argv[1], ("bwd_weight", "fp16", 2))).hexdigest())
+"""
+
+
 @pytest.mark.parametrize("ruleset", ["full", "profiler", "default"])
 def test_exports_byte_identical_across_runs(ruleset: str) -> None:
-    combo = ("bwd_weight", "fp16", 2)
-    assert export(ruleset, combo) == export(ruleset, combo)
+    """Two interpreters with different hash seeds (set and dict orders that depend on hashing would show)
+    export the same bytes, and the same as this process."""
+    digests = set()
+    for seed in ("1", "2"):
+        run = subprocess.run(
+            [sys.executable, "-c", _EXPORT_DIGEST, ruleset],
+            cwd=REPO_ROOT,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert run.returncode == 0, run.stderr[-2000:]
+        digests.add(run.stdout.strip())
+    here = hashlib.sha256(export(ruleset, ("bwd_weight", "fp16", 2))).hexdigest()
+    assert digests == {here}
 
 
 def test_every_full_rejection_names_a_rule() -> None:
