@@ -82,3 +82,29 @@ def test_arch_defines_carry_the_arch_specs_shared_memory_limit(monkeypatch: pyte
         assert f"-DTILEDISPATCH_SMEM_PER_BLOCK={limit}" in flags.compile_flags(arch)
     assert "-DTILEDISPATCH_SM90A" in flags.compile_flags("sm_90a")
     assert "-DTILEDISPATCH_SM90A" not in flags.compile_flags("sm_80")
+
+
+def test_option_vocabularies_are_the_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    """site_scons spells its option choices out (as Literal types for BuildOptions, too); they must be the
+    model's, in the model's order (issue 14: one source of truth, or a test that proves them equal)."""
+    monkeypatch.syspath_prepend(str(REPO_ROOT / "site_scons"))
+    from typing import get_args
+
+    from tiledispatch_build import options
+
+    from generators.arch import ARCH_NAMES
+    from generators.enums import DataType, Direction
+    from rulesets.request import RulesetName
+
+    model = {
+        "RULESETS": tuple(r.value for r in RulesetName),
+        "ARCHES": tuple(ARCH_NAMES),
+        "DIRECTIONS": tuple(d.value for d in Direction),
+        "DTYPES": tuple(t.value for t in DataType),
+    }
+    for name, values in model.items():
+        assert getattr(options, name) == values, name
+    assert get_args(options.Ruleset) == model["RULESETS"]
+    assert get_args(options.Arch) == model["ARCHES"]
+    assert get_args(options.DirectionName) == model["DIRECTIONS"]
+    assert get_args(options.DTypeName) == model["DTYPES"]
