@@ -16,6 +16,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from generators.enums import Layout
+from generators.instance_string import (
+    InstanceStringError,
+    ParsedImplicitGemmString,
+    parse_instance_string,
+)
 from rulesets.conf_tokens import split_device_op, split_top_level
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -23,31 +29,9 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 SPEC_TOKENS = ("Default", "OddC", "Filter1x1Pad0", "Filter1x1Stride1Pad0", "Filter3x3")
 SCHEDULER_TOKENS = ("Intrawave", "Interwave")
 PIPELINE_VERSIONS = ("v1", "v2", "v3", "v4", "v5")
-NATIVE_SPEC_TOKENS = ("Default", "Filter1x1Pad0", "Filter1x1Stride1Pad0", "Filter3x3")
-NATIVE_PIPELINE_TOKENS = (
-    "BASIC_V1",
-    "BASIC_V2",
-    "MEMORY",
-    "COMPUTE_V3",
-    "COMPUTE_V4",
-    "COMPUTE_V5",
-    "COMPUTE_V6",
-    "BASIC_ASYNC_V1",
-    "COMPUTE_ASYNC",
-    "WAVELET",
-)
-
-
-# Tokens of a native line that upstream's converter does not read (the file name decides ndim, layout, dtype)
-# but that must still be tokens a CK instance string can hold: anything else is a typo or junk, not a line.
-NATIVE_LAYOUT_TOKENS = (
-    ("NHWGC", "GKYXC", "EmptyTuple", "NHWGK"),
-    ("NDHWGC", "GKZYXC", "EmptyTuple", "NDHWGK"),
-)
-NATIVE_TYPE_TOKENS = ("fp16", "bf16", "fp32")
-NATIVE_ACC_TOKENS = ("fp32",)
-NATIVE_DS_TOKENS = ("EmptyTuple",)
-NATIVE_CDE_TOKENS = ("PassThrough",)
+# Native lines are CK instance strings: they are parsed by generators.instance_string (the one grammar, whose
+# tokens come from the enums). Upstream's converter reads ndim, layout and dtype from the file name, but the
+# fields must still be tokens an instance string can hold: anything else is a typo or junk, not a line.
 NATIVE_NDIMS = (1, 2, 3)
 
 
@@ -259,49 +243,15 @@ class XdlLine(BaseModel):
 
 
 class NativeLine(BaseModel):
-    """A native CK Tile instance string (``GroupedConvolution...Kernel<...>``), fields as written.
-
-    ``explicit_gemm`` is None for backward data (its string has no such field, ck_conventions §3).
-    ``streamk_flag``/``streamk_reduction``/``streamk_persistent`` are None when the line does not carry them;
-    ``trailing_streamk_off`` marks the 32-field form ``...,PassThrough,0`` (the open point of §4).
-    """
+    """A native CK Tile instance string (``GroupedConvolution...Kernel<...>``): ``fields`` as
+    ``generators.instance_string.parse_instance_string`` reads them (``explicit_gemm`` None for backward data,
+    ``trailing_streamk_flag`` for the 32-field form ``...,PassThrough,0``, the open point of §4)."""
 
     model_config = _FROZEN
 
     format: LegacyFormat
     text: str
-    ndim: int
-    spec: str
-    layout_tokens: tuple[str, str, str, str]
-    vector_a: int
-    vector_b: int
-    vector_c: int
-    num_groups_to_merge: int
-    split_image: bool
-    explicit_gemm: bool | None
-    tile_m: int
-    tile_n: int
-    tile_k: int
-    wave_m: int
-    wave_n: int
-    wave_k: int
-    warp_tile_m: int
-    warp_tile_n: int
-    warp_tile_k: int
-    a_type: str
-    b_type: str
-    pipeline: str
-    scheduler: str
-    double_smem_buffer: bool
-    num_wave_groups: int
-    acc_type: str
-    e_type: str
-    ds_type: str
-    cde_op: str
-    streamk_flag: bool | None = None
-    streamk_reduction: int | None = None
-    streamk_persistent: bool | None = None
-    trailing_streamk_off: bool = False
+    fields: ParsedImplicitGemmString
 
 
 class DepthwiseLine(BaseModel):
@@ -463,65 +413,19 @@ def _parse_native(fmt: LegacyFormat, text: str, args: list[str]) -> NativeLine:
     counts = _NATIVE_ARG_COUNTS[fmt]
     if len(args) not in counts:
         raise LineFormatError(f"{fmt.value} has {len(args)} fields", " or ".join(str(c) for c in counts))
-    has_explicit = fmt is not LegacyFormat.NATIVE_BWD_DATA
-    # Backward data has no ExplicitGemm field: everything after SplitImage moves one place left.
-    shift = 0 if has_explicit else -1
-    at = lambda index: args[index + shift]  # noqa: E731 - positions below are those of the 31-field form
-    layout_tokens = tuple(args[2:6])
-    if layout_tokens not in NATIVE_LAYOUT_TOKENS:
-        accepted = " or ".join(",".join(tokens) for tokens in NATIVE_LAYOUT_TOKENS)
-        raise LineFormatError(f"layout fields {','.join(layout_tokens)!r}", accepted)
-    ndim = _int(args[0], "NDim")
-    if ndim not in NATIVE_NDIMS:
-        raise LineFormatError(f"NDim is {ndim}", ", ".join(str(n) for n in NATIVE_NDIMS))
-    fields: dict[str, object] = {
-        "ndim": ndim,
-        "spec": _token(args[1], "specialization", NATIVE_SPEC_TOKENS),
-        "layout_tokens": layout_tokens,
-        "vector_a": _int(args[6], "VecA"),
-        "vector_b": _int(args[7], "VecB"),
-        "vector_c": _int(args[8], "VecC"),
-        "num_groups_to_merge": _int(args[9], "NumGroupsToMerge"),
-        "split_image": _bool(args[10], "SplitImage"),
-        "explicit_gemm": _bool(args[11], "ExplicitGemm") if has_explicit else None,
-    }
-    names = (
-        "tile_m",
-        "tile_n",
-        "tile_k",
-        "wave_m",
-        "wave_n",
-        "wave_k",
-        "warp_tile_m",
-        "warp_tile_n",
-        "warp_tile_k",
-    )
-    for offset, name in enumerate(names):
-        fields[name] = _int(at(12 + offset), name)
-    fields.update(
-        a_type=_token(at(21), "AType", NATIVE_TYPE_TOKENS),
-        b_type=_token(at(22), "BType", NATIVE_TYPE_TOKENS),
-        pipeline=_token(at(23), "pipeline", NATIVE_PIPELINE_TOKENS),
-        scheduler=_token(at(24), "scheduler", SCHEDULER_TOKENS),
-        double_smem_buffer=_bool(at(25), "DoubleSmemBuffer"),
-        num_wave_groups=_int(at(26), "NumWaveGroups"),
-        acc_type=_token(at(27), "AccType", NATIVE_ACC_TOKENS),
-        e_type=_token(at(28), "EType", NATIVE_TYPE_TOKENS),
-        ds_type=_token(at(29), "DsType", NATIVE_DS_TOKENS),
-        cde_op=_token(at(30), "CDEOp", NATIVE_CDE_TOKENS),
-    )
-    if len(args) == 32:
-        if args[31] != "0":
-            raise LineFormatError(
-                f"32-field line ends in {args[31]!r}",
-                "a trailing 0 (stream-K off) or the 34-field stream-K form",
-            )
-        fields["trailing_streamk_off"] = True
-    elif len(args) == 34:
-        fields["streamk_flag"] = _bool(args[31], "IsStreamK")
-        fields["streamk_reduction"] = _int(args[32], "ReductionStrategy")
-        fields["streamk_persistent"] = _bool(args[33], "PersistentDP")
-    return NativeLine(format=fmt, text=text, **fields)
+    try:
+        fields = parse_instance_string(text)
+    except InstanceStringError as error:
+        raise LineFormatError(str(error), "a CK instance string (ck_conventions §3)") from None
+    if not isinstance(fields, ParsedImplicitGemmString):
+        raise LineFormatError(f"{fmt.value} with depthwise fields", "an implicit-GEMM instance string")
+    if fields.layout is None:
+        layouts = ",".join((fields.in_layout, fields.wei_layout, fields.ds_layout, fields.out_layout))
+        accepted = " or ".join(layout.token for layout in (Layout.NHWGC, Layout.NDHWGC))
+        raise LineFormatError(f"layout fields {layouts!r}", accepted)
+    if fields.ndim_spatial not in NATIVE_NDIMS:
+        raise LineFormatError(f"NDim is {fields.ndim_spatial}", ", ".join(str(n) for n in NATIVE_NDIMS))
+    return NativeLine(format=fmt, text=text, fields=fields)
 
 
 def _parse_depthwise(args: list[str]) -> DepthwiseLine:

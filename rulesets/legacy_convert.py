@@ -61,7 +61,6 @@ _VERSION_PIPELINES = MappingProxyType(
 )
 _DIRECT_LOAD_PIPELINES = MappingProxyType({"v1": Pipeline.BASIC_ASYNC_V1, "v4": Pipeline.MEM})
 _ASYNC_PIPELINES = frozenset({Pipeline.BASIC_ASYNC_V1, Pipeline.COMP_ASYNC})
-_REDUCTIONS = MappingProxyType({1: StreamKReduction.LINEAR, 2: StreamKReduction.TREE})
 
 
 class Conversion(BaseModel):
@@ -175,53 +174,54 @@ def _convert_xdl(
 
 def _canonical_native(line: NativeLine, file: LegacyFileName, dtype: DataType) -> tuple[str, tuple[str, ...]]:
     """The line with the file's ndim, layout and dtype, without a trailing stream-K-off field; plus notes."""
+    f = line.fields
     notes: list[str] = []
     layout_tokens = tuple(Layout.for_ndim(file.ndim).token.split(","))
-    if line.ndim != file.ndim or line.layout_tokens != layout_tokens:
+    written = (f.in_layout, f.wei_layout, f.ds_layout, f.out_layout)
+    if f.ndim_spatial != file.ndim or written != layout_tokens:
         notes.append(
-            f"NDim {line.ndim} / layout {','.join(line.layout_tokens)} taken as the file's "
+            f"NDim {f.ndim_spatial} / layout {','.join(written)} taken as the file's "
             f"{file.ndim}D {','.join(layout_tokens)} (upstream reads ndim and layout from the file name)"
         )
-    types = (line.a_type, line.b_type, line.e_type)
-    if types != (dtype.token,) * 3:
+    types = (f.a_type, f.b_type, f.e_type)
+    if types != (dtype,) * 3:
         notes.append(
-            f"types {','.join(types)} taken as the file's {dtype.value} (upstream reads the file name)"
+            f"types {','.join(t.token for t in types)} taken as the file's {dtype.value} "
+            "(upstream reads the file name)"
         )
-    if line.trailing_streamk_off:
+    # The 34-field form with IsStreamK 0 carries a ReductionStrategy that means nothing.
+    streamk_off = f.trailing_streamk_flag or (not f.streamk_enabled and f.streamk_reduction is not None)
+    if f.trailing_streamk_flag:
         notes.append("trailing ',0' is IsStreamK=0; the canonical non-stream-K string has 31 fields")
-    if line.streamk_flag is False:
+    elif streamk_off:
         notes.append("IsStreamK=0: ReductionStrategy and PersistentDP fields ignored")
     head, _, _ = line.text.partition("<")
     fields = line.text[len(head) + 1 : -1].split(",")
     fields[0] = str(file.ndim)
     fields[2:6] = layout_tokens
-    type_at = (21, 22, 28) if line.explicit_gemm is not None else (20, 21, 27)
+    type_at = (21, 22, 28) if f.explicit_gemm is not None else (20, 21, 27)
     for index in type_at:
         fields[index] = dtype.token
-    if line.trailing_streamk_off or line.streamk_flag is False:
-        fields = fields[:31] if line.explicit_gemm is not None else fields[:30]
+    if streamk_off:
+        fields = fields[:31]
     return f"{head}<{','.join(fields)}>", tuple(notes)
 
 
 def _convert_native(line: NativeLine, file: LegacyFileName, dtype: DataType) -> Conversion:
+    f = line.fields
     direction = file.direction
-    pipeline = Pipeline.from_token(line.pipeline)
-    streamk = bool(line.streamk_flag)
-    if streamk and dtype is DataType.FP32 and pipeline in _ASYNC_PIPELINES:
-        return _skip(f"stream-K with fp32 and async pipeline {pipeline.value} (upstream: not supported yet)")
-    if direction is Direction.BWD_WEIGHT and pipeline is Pipeline.BASIC_V2:
+    if f.streamk_enabled and dtype is DataType.FP32 and f.pipeline in _ASYNC_PIPELINES:
+        return _skip(
+            f"stream-K with fp32 and async pipeline {f.pipeline.value} (upstream: not supported yet)"
+        )
+    if direction is Direction.BWD_WEIGHT and f.pipeline is Pipeline.BASIC_V2:
         return _skip("bwd_weight with basic_v2 (upstream has no such backward-weight pipeline)")
-    reduction = StreamKReduction.TREE
-    if streamk:
-        if line.streamk_reduction not in _REDUCTIONS:
-            raise LineFormatError(f"ReductionStrategy {line.streamk_reduction}", "1 (linear) or 2 (tree)")
-        reduction = _REDUCTIONS[line.streamk_reduction]
     canonical, notes = _canonical_native(line, file, dtype)
     two_stage = (
         direction is Direction.BWD_WEIGHT
-        and not streamk
+        and not f.streamk_enabled
         and dtype is not DataType.FP32
-        and line.vector_c == 1
+        and f.vector_size_c == 1
     )
     if two_stage:
         notes = (*notes, "VecC 1 in fp16/bf16 without stream-K: two-stage (upstream parse_native_instance)")
@@ -229,30 +229,30 @@ def _convert_native(line: NativeLine, file: LegacyFileName, dtype: DataType) -> 
         direction=direction,
         dtype=dtype,
         ndim_spatial=file.ndim,
-        tile_m=line.tile_m,
-        tile_n=line.tile_n,
-        tile_k=line.tile_k,
-        wave_m=line.wave_m,
-        wave_n=line.wave_n,
-        wave_k=line.wave_k,
-        warp_tile_m=line.warp_tile_m,
-        warp_tile_n=line.warp_tile_n,
-        warp_tile_k=line.warp_tile_k,
-        vector_size_a=line.vector_a,
-        vector_size_b=line.vector_b,
-        vector_size_c=line.vector_c,
-        pipeline=pipeline,
-        scheduler=Scheduler.from_token(line.scheduler),
-        double_smem_buffer=line.double_smem_buffer,
-        num_wave_groups=line.num_wave_groups,
-        num_groups_to_merge=line.num_groups_to_merge,
-        specialization=Specialization.from_token(line.spec),
-        split_image=line.split_image,
-        explicit_gemm=bool(line.explicit_gemm),
+        tile_m=f.tile_m,
+        tile_n=f.tile_n,
+        tile_k=f.tile_k,
+        wave_m=f.wave_m,
+        wave_n=f.wave_n,
+        wave_k=f.wave_k,
+        warp_tile_m=f.warp_tile_m,
+        warp_tile_n=f.warp_tile_n,
+        warp_tile_k=f.warp_tile_k,
+        vector_size_a=f.vector_size_a,
+        vector_size_b=f.vector_size_b,
+        vector_size_c=f.vector_size_c,
+        pipeline=f.pipeline,
+        scheduler=f.scheduler,
+        double_smem_buffer=f.double_smem_buffer,
+        num_wave_groups=f.num_wave_groups,
+        num_groups_to_merge=f.num_groups_to_merge,
+        specialization=f.specialization,
+        split_image=f.split_image,
+        explicit_gemm=bool(f.explicit_gemm),
         two_stage=two_stage,
-        streamk_enabled=streamk,
-        streamk_reduction=reduction,
-        streamk_persistent=bool(line.streamk_persistent) if streamk else False,
+        streamk_enabled=f.streamk_enabled,
+        streamk_reduction=f.streamk_reduction or StreamKReduction.TREE,
+        streamk_persistent=f.streamk_enabled and f.streamk_persistent,
     )
     return Conversion(configs=(config,), notes=notes, canonical_text=canonical)
 
