@@ -12,8 +12,11 @@
 #include "tiledispatch/reference/device.cuh"
 #include "tiledispatch/reference/host.hpp"
 
+#include "cube_problem.hpp"
+
 namespace {
 using namespace tiledispatch;
+using tiledispatch::test::cube_problem;
 
 // Random values rounded to `dtype`, as the bytes the device gets and as the doubles they equal.
 struct Tensor {
@@ -44,25 +47,13 @@ Tensor random_tensor(DataType dtype, int64_t count, std::mt19937& rng) {
   return t;
 }
 
-ConvProblem problem(int ndim, int64_t G, int64_t N, int64_t C, int64_t K, int64_t size, int64_t f, int64_t s,
-                    int64_t pad, int64_t dil) {
-  ConvProblem p;
-  p.ndim_spatial = ndim;
-  p.G = G, p.N = N, p.C = C, p.K = K;
-  const int first = ndim == 3 ? 0 : 1;
-  for (int i = first; i < 3; ++i) {
-    p.input[i] = size + i;  // unequal extents catch swapped axes
-    p.filter[i] = f, p.stride[i] = s, p.dilation[i] = dil, p.left_pad[i] = pad, p.right_pad[i] = pad;
-  }
-  return p;
-}
 }  // namespace
 
 int main() {
   const std::vector<ConvProblem> problems = {
-      problem(2, 1, 2, 8, 8, 6, 3, 1, 1, 1),   problem(2, 3, 1, 6, 9, 7, 3, 2, 1, 1),
-      problem(2, 2, 2, 4, 6, 9, 5, 2, 2, 2),   problem(2, 4, 1, 4, 4, 5, 1, 1, 0, 1),
-      problem(3, 2, 1, 4, 6, 4, 3, 1, 1, 1),   problem(3, 1, 2, 3, 5, 5, 3, 2, 0, 1),
+      cube_problem(2, 1, 2, 8, 8, 6, 3, 1, 1, 1),   cube_problem(2, 3, 1, 6, 9, 7, 3, 2, 1, 1),
+      cube_problem(2, 2, 2, 4, 6, 9, 5, 2, 2, 2),   cube_problem(2, 4, 1, 4, 4, 5, 1, 1, 0, 1),
+      cube_problem(3, 2, 1, 4, 6, 4, 3, 1, 1, 1),   cube_problem(3, 1, 2, 3, 5, 5, 3, 2, 0, 1),
   };
   std::mt19937 rng(12345);
   int failures = 0;

@@ -8,11 +8,14 @@
 
 #include "tiledispatch/kernels/conv_gemm_view.hpp"
 
+#include "cube_problem.hpp"
+
 namespace {
 
 using tiledispatch::ConvDirection;
 using tiledispatch::ConvProblem;
 namespace k = tiledispatch::kernels;
+using tiledispatch::test::cube_problem;
 
 long long g_checked = 0, g_mismatches = 0;
 
@@ -53,19 +56,6 @@ void walk(const View& view, int tile_k, int64_t kt0, int tiles, int64_t rows, in
   }
 }
 
-ConvProblem problem(int ndim, int64_t G, int64_t N, int64_t K, int64_t C, int64_t in, int64_t f, int64_t stride,
-                    int64_t pad, int64_t dil) {
-  ConvProblem p;
-  p.ndim_spatial = ndim;
-  p.G = G, p.N = N, p.K = K, p.C = C;
-  const int first = ndim == 3 ? 0 : 1;
-  for (int i = first; i < 3; ++i) {
-    p.input[i] = in + i, p.filter[i] = f, p.stride[i] = stride, p.dilation[i] = dil;
-    p.left_pad[i] = p.right_pad[i] = pad;
-  }
-  return p;
-}
-
 template <int NDim, k::FilterGeometry Geometry, int GM>
 void check_problem(const ConvProblem& p, const char* label) {
   for (const int tile_k : {16, 32, 64}) {
@@ -97,13 +87,13 @@ void check_problem(const ConvProblem& p, const char* label) {
 int main() {
   using G = k::FilterGeometry;
   // 2D and 3D, strides 1 and 2, padding wider than the filter radius, dilation, odd sizes, C/G and K/G of 16-64.
-  check_problem<2, G::kGeneral, 1>(problem(2, 1, 2, 32, 64, 7, 3, 1, 1, 1), "2d 3x3 s1");
-  check_problem<2, G::kGeneral, 1>(problem(2, 2, 1, 64, 32, 9, 3, 2, 2, 2), "2d 3x3 s2 d2 pad2 G2");
-  check_problem<2, G::kGeneral, 2>(problem(2, 4, 1, 64, 128, 6, 5, 1, 3, 1), "2d 5x5 gm2");
-  check_problem<3, G::kGeneral, 1>(problem(3, 1, 1, 16, 32, 4, 3, 1, 1, 1), "3d 3x3x3");
-  check_problem<2, G::kFilter3x3, 1>(problem(2, 1, 2, 16, 32, 5, 3, 1, 1, 1), "2d filter3x3 geometry");
-  check_problem<2, G::kFilter1x1, 1>(problem(2, 1, 2, 32, 32, 7, 1, 2, 0, 1), "2d 1x1 s2");
-  check_problem<2, G::kPlainGemm, 1>(problem(2, 1, 3, 32, 64, 5, 1, 1, 0, 1), "2d 1x1 s1 plain");
+  check_problem<2, G::kGeneral, 1>(cube_problem(2, 1, 2, 64, 32, 7, 3, 1, 1, 1), "2d 3x3 s1");
+  check_problem<2, G::kGeneral, 1>(cube_problem(2, 2, 1, 32, 64, 9, 3, 2, 2, 2), "2d 3x3 s2 d2 pad2 G2");
+  check_problem<2, G::kGeneral, 2>(cube_problem(2, 4, 1, 128, 64, 6, 5, 1, 3, 1), "2d 5x5 gm2");
+  check_problem<3, G::kGeneral, 1>(cube_problem(3, 1, 1, 32, 16, 4, 3, 1, 1, 1), "3d 3x3x3");
+  check_problem<2, G::kFilter3x3, 1>(cube_problem(2, 1, 2, 32, 16, 5, 3, 1, 1, 1), "2d filter3x3 geometry");
+  check_problem<2, G::kFilter1x1, 1>(cube_problem(2, 1, 2, 32, 32, 7, 1, 2, 0, 1), "2d 1x1 s2");
+  check_problem<2, G::kPlainGemm, 1>(cube_problem(2, 1, 3, 64, 32, 5, 1, 1, 0, 1), "2d 1x1 s1 plain");
   std::printf("checked %lld mismatches %lld\n", g_checked, g_mismatches);
   return g_mismatches == 0 ? 0 : 1;
 }

@@ -356,8 +356,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     if constexpr (!Sm90::kBuildable || !Sm90::kFolds) {
       return false;
     } else {
-      const auto shape = kernels::make_conv_shape<int64_t>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
-      return ceil_div(shape.gemm_k, Traits::kTileK) > Sm90::kFoldTiles;
+      const int64_t gemm_k = gemm_extents(Traits::kDirection, p, Traits::kNumGroupsToMerge).k;
+      return ceil_div(gemm_k, Traits::kTileK) > Sm90::kFoldTiles;
     }
   }
   static bool uses_workspace(const ConvProblem& p, int k_batch) { return splits_to_workspace(k_batch) || folds(p); }
