@@ -19,8 +19,10 @@ WARPGROUP_THREADS = 128
 MAX_STAGES = 8
 SMEM_ALIGN = 1024
 """The 128-byte swizzle repeats every 1024 bytes: the operand ring starts on such a boundary."""
-BARRIER_BYTES = 2 * MAX_STAGES * 8
+RING_BARRIER_BYTES = 2 * MAX_STAGES * 8
 """A full and an empty mbarrier (8 bytes each) per stage, for the deepest ring."""
+ORDER_BARRIER_BYTES = 2 * 8
+"""Ping-pong: one mbarrier per consumer warpgroup saying whose turn it is to multiply."""
 MAX_ACCUMULATORS = 128
 DOUBLE_FRAGMENT_PIPELINES = frozenset(
     {Pipeline.COMPV4, Pipeline.COMPV6, Pipeline.COMP_ASYNC, Pipeline.WAVELET}
@@ -48,6 +50,8 @@ class HopperPlan(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     consumer_warpgroups: int
+    ping_pong: bool
+    """num_wave_groups 2: each consumer warpgroup owns whole tiles, the two taking turns."""
     warpgroups_along_m: bool
     warpgroup_tile_m: int
     warpgroup_tile_n: int
@@ -66,21 +70,25 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
     """The plan of ``c`` on the Hopper path, or why that path cannot build it (it then runs on the first
     generation). ``c`` must be valid on ``arch`` (``generators.validity``)."""
     consumers = 2 if c.wave_m * c.wave_n >= 4 else 1
-    along_m = c.tile_m % (64 * consumers) == 0
-    wg_m = c.tile_m // consumers if along_m else c.tile_m
-    wg_n = c.tile_n if along_m else c.tile_n // consumers
+    ping_pong = c.num_wave_groups == 2
+    tile_warpgroups = 1 if ping_pong else consumers
+    along_m = c.tile_m % (64 * tile_warpgroups) == 0
+    wg_m = c.tile_m // tile_warpgroups if along_m else c.tile_m
+    wg_n = c.tile_n if along_m else c.tile_n // tile_warpgroups
     stage_bytes = (c.tile_m + c.tile_n) * c.tile_k * c.dtype.size_bytes
     min_stages = arch.smem_stages(c.pipeline, c.double_smem_buffer)
-    fill = (arch.smem_per_block_bytes - BARRIER_BYTES - SMEM_ALIGN) // stage_bytes
+    barrier_bytes = RING_BARRIER_BYTES + (ORDER_BARRIER_BYTES if ping_pong else 0)
+    fill = (arch.smem_per_block_bytes - barrier_bytes - SMEM_ALIGN) // stage_bytes
     stages = min_stages if fill < min_stages else min(fill, MAX_STAGES)
-    smem = SMEM_ALIGN + stages * stage_bytes + BARRIER_BYTES
-    accumulators = c.tile_m * c.tile_n // (WARPGROUP_THREADS * consumers)
+    smem = SMEM_ALIGN + stages * stage_bytes + barrier_bytes
+    accumulators = c.tile_m * c.tile_n // (WARPGROUP_THREADS * tile_warpgroups)
     reasons = (
         (not arch.has_wgmma, "the build does not target sm_90a"),
         (c.dtype is DataType.FP32, "fp32 (TF32 wgmma reads K-major operands only)"),
         (c.streamk_enabled, "stream-K"),
         (c.wave_k != 1, "wave_k > 1"),
-        (c.num_wave_groups != 1, "num_wave_groups != 1"),
+        (c.num_wave_groups > 2, "num_wave_groups above 2"),
+        (ping_pong and consumers != 2, "ping-pong with fewer than 4 waves (one warpgroup)"),
         (c.pipeline not in ASYNC_PIPELINES or min_stages < 2, "a pipeline without a shared-memory ring"),
         (wg_m % 64 != 0, "a warpgroup tile M that is not a multiple of 64"),
         (wg_n % 8 != 0 or wg_n > 256, "a warpgroup tile N outside 8..256 by 8"),
@@ -97,6 +105,7 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
             return reason
     return HopperPlan(
         consumer_warpgroups=consumers,
+        ping_pong=ping_pong,
         warpgroups_along_m=along_m,
         warpgroup_tile_m=wg_m,
         warpgroup_tile_n=wg_n,

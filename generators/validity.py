@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from generators.arch import ArchSpec, get_arch
 from generators.config import DepthwiseConfig, KernelConfig
 from generators.enums import Direction, Epilogue, Pipeline, Scheduler, Specialization, StreamKReduction
+from generators.hopper import hopper_plan
 
 ACCUMULATOR_BYTES = 4
 EPILOGUE_ROW_PAD = 4
@@ -322,16 +323,20 @@ def _merged_groups(c: KernelConfig, arch: ArchSpec) -> str | None:
 
 
 def _num_wave_groups(c: KernelConfig, arch: ArchSpec) -> str | None:
-    """Wave groups partition the block's waves; on NVIDIA only 1 is built: the counterpart of CK's ping-pong
-    groups is a TMA + wgmma warp-specialised mainloop, which the mma.sync kernels do not have, so no instance
-    is generated that could never run. Source: CK Tile ``NumWaveGroups``; docs/pipelines.md."""
+    """Wave groups partition the block's waves. 2 is CK's ping-pong: on NVIDIA the Hopper path's two consumer
+    warpgroups that take turns, each on tiles of its own (docs/pipelines.md, "num_wave_groups"). The
+    first-generation kernel has no counterpart, so a ping-pong configuration is valid only where the Hopper
+    path builds it: no instance is generated that could never run. Source: CK Tile ``NumWaveGroups``."""
     waves = c.wave_m * c.wave_n * c.wave_k
     if waves % c.num_wave_groups:
         return f"num_wave_groups {c.num_wave_groups} does not divide the {waves} waves of the block"
-    if c.num_wave_groups != 1:
+    if c.num_wave_groups == 1:
+        return None
+    plan = hopper_plan(c, arch)
+    if isinstance(plan, str):
         return (
-            f"num_wave_groups {c.num_wave_groups}: ping-pong wave groups need a TMA + wgmma mainloop, which "
-            f"tiledispatch's mma.sync kernels do not have on {arch.name}; only 1 is built"
+            f"num_wave_groups {c.num_wave_groups}: ping-pong consumer warpgroups run only on the Hopper "
+            f"path, which does not build this configuration on {arch.name} ({plan})"
         )
     return None
 

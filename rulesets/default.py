@@ -3,7 +3,8 @@
 Seventeen tiles common to all three directions (ten with tile_k 32, five with tile_k 64 and two 16-wide
 ones for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), the first wave strategy of
 ``PREFERRED_WAVES`` that yields a warp tile; fwd on compv3 and compv4 (compv4 kept where the arch accepts
-it), backward on compv3 and mem, bwd_weight also with two-stage on and off.
+it), backward on compv3 and mem, bwd_weight also with two-stage on and off. fp16 and bf16 add ping-pong
+(num_wave_groups 2) twins of the ``PING_PONG_TILES``.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
@@ -29,6 +30,12 @@ COMMON_TILES = space.parse_tiles(
     # boxes keep a k-tile inside one group and one tap
     " 128x16x16 256x16x16"
 )
+# num_wave_groups 2: the Hopper path's two consumer warpgroups take turns on tiles of their own, one storing
+# while the other multiplies (docs/pipelines.md, "num_wave_groups"); 4-wave tiles whose whole tile fits one
+# warpgroup's 128 accumulators. Only the Hopper path runs them, and it has no fp32 (validity rejects them
+# there, so they are offered for the 16-bit dtypes only).
+PING_PONG_TILES = space.parse_tiles("128x128x64 64x256x64")
+PING_PONG_WAVES = (2, 2, 1)
 PREFERRED_WAVES = ((2, 2, 1), (2, 1, 1), (1, 2, 1), (1, 1, 1))
 DEFAULT_PIPELINES = {
     Direction.FWD: (PipelineChoice(Pipeline.COMPV3), PipelineChoice(Pipeline.COMPV4)),
@@ -40,14 +47,16 @@ DEFAULT_PIPELINES = {
 def default_configs(
     direction: Direction, dtype: DataType, ndim: int, convention: WarpTileKConvention
 ) -> Iterator[KernelConfig]:
-    two_stage_values = (False, True) if direction is Direction.BWD_WEIGHT else (False,)
-    for tile in COMMON_TILES:
+    ping_pong = PING_PONG_TILES if dtype is not DataType.FP32 else ()
+    variants = [(tile, 1) for tile in COMMON_TILES] + [(tile, 2) for tile in ping_pong]
+    for tile, wave_groups in variants:
         choices = dict(wave_warp_choices(tile, dtype, convention))
-        waves = next((w for w in PREFERRED_WAVES if w in choices), None)
+        preferred = PREFERRED_WAVES if wave_groups == 1 else (PING_PONG_WAVES,)
+        waves = next((w for w in preferred if w in choices), None)
         if waves is None:
             continue
         for choice in DEFAULT_PIPELINES[direction]:
-            for two_stage in two_stage_values:
+            for two_stage in two_stage_values(direction):
                 yield build_config(
                     direction,
                     dtype,
@@ -57,4 +66,10 @@ def default_configs(
                     choice,
                     space.BASE_VECTOR,
                     two_stage=two_stage,
+                    num_wave_groups=wave_groups,
                 )
+
+
+def two_stage_values(direction: Direction) -> tuple[bool, ...]:
+    """bwd_weight with two-stage on and off; the other directions have no two-stage."""
+    return (False, True) if direction is Direction.BWD_WEIGHT else (False,)

@@ -19,7 +19,7 @@ TD_HAND(fwd_fp16_gm8_64x16x16,            kFwd, 2, kFp16, kDefault,             
 TD_HAND(fwd_fp16_split_image_128x64x32,   kFwd, 2, kFp16, kDefault,              128,64,32,    2,2,1,  32,32,16,   8,8,8,  kCompV3,       kIntrawave, kCShuffle, false, 1, false, false, true,  false, 1)
 TD_HAND(fwd_fp16_explicit_gemm_64x64x32,  kFwd, 2, kFp16, kDefault,              64,64,32,     2,2,1,  32,32,16,   8,8,8,  kCompV3,       kIntrawave, kCShuffle, false, 1, false, true,  false, false, 1)
 TD_HAND(fwd_fp32_wk2_compv3_64x64x32,     kFwd, 2, kFp32, kDefault,              64,64,32,     2,2,2,  16,16,8,    4,4,4,  kCompV3,       kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
-TD_HAND(fwd_fp16_wg2_not_implemented,     kFwd, 2, kFp16, kDefault,              64,64,32,     2,2,1,  16,16,16,   8,8,8,  kCompV3,       kIntrawave, kCShuffle, false, 1, false, false, false, false, 2)
+TD_HAND(fwd_fp16_wg2_ping_pong,          kFwd, 2, kFp16, kDefault,              64,64,32,     2,2,1,  16,16,16,   8,8,8,  kCompV3,       kIntrawave, kCShuffle, false, 1, false, false, false, false, 2)
 // clang-format on
 
 void add_hand_fwd(InstanceList& list) {
@@ -39,6 +39,6 @@ void add_hand_fwd(InstanceList& list) {
   list.push_back(std::make_unique<fwd_fp16_split_image_128x64x32>());
   list.push_back(std::make_unique<fwd_fp16_explicit_gemm_64x64x32>());
   list.push_back(std::make_unique<fwd_fp32_wk2_compv3_64x64x32>());
-  list.push_back(std::make_unique<fwd_fp16_wg2_not_implemented>());
+  list.push_back(std::make_unique<fwd_fp16_wg2_ping_pong>());
 }
 }  // namespace tiledispatch::hand

@@ -1,7 +1,8 @@
 // A representative hand-written instance set for the GPU check while the generated `tests`/`tiny` sets are
 // not built yet: every pipeline, both schedulers, both epilogues, every specialization, merged groups,
-// wave_k = 2, fp16/bf16/fp32, 2D/3D, the three directions, two-stage, explicit GEMM, split image, and two
-// configurations that are not implemented (stream-K, num_wave_groups 2) to show how they report.
+// wave_k = 2, fp16/bf16/fp32, 2D/3D, the three directions, two-stage, explicit GEMM, split image, ping-pong
+// (num_wave_groups 2, Hopper path only), and a stream-K configuration that is not implemented, to show how
+// it reports.
 // Each TD_HAND line spells the traits struct of docs/architecture.md §2a, member by member.
 #pragma once
 

@@ -62,7 +62,10 @@ CASES = [
     ("split_image_merged_groups", dict(split_image=True), dict(split_image=True, num_groups_to_merge=2)),
     ("merged_groups", dict(num_groups_to_merge=32), dict(num_groups_to_merge=3)),
     ("num_wave_groups", dict(num_wave_groups=1), dict(num_wave_groups=3)),
-    ("num_wave_groups", dict(num_wave_groups=1), dict(num_wave_groups=2)),
+    # ping-pong: two consumer warpgroups (4 waves) on the Hopper path; 2 waves are one warpgroup
+    ("num_wave_groups", dict(num_wave_groups=2), dict(num_wave_groups=2, wave_n=1)),
+    # ... and more than 128 accumulators on the one warpgroup that owns a tile
+    ("num_wave_groups", dict(num_wave_groups=2), dict(num_wave_groups=2, tile_n=256)),
     ("shared_memory", dict(tile_k=64, pipeline="mem"),
      dict(tile_k=128, tile_m=256, wave_m=4, pipeline="mem")),
     ("register_budget", dict(tile_m=256, tile_n=128, wave_m=4), dict(tile_m=256, tile_n=256)),
@@ -92,6 +95,17 @@ def test_rules_cite_a_source():
     for rule in (*IMPLICIT_GEMM_RULES, *DEPTHWISE_RULES):
         assert "Source:" in rule.doc, rule.id
     assert len(set(rule_ids())) == len(rule_ids())
+
+
+def test_ping_pong_only_where_the_hopper_path_builds_it():
+    ping_pong = make_config(num_wave_groups=2)
+    assert validate(ping_pong, "sm_90a").ok
+    broken = validate(ping_pong, "sm_80")
+    assert broken.rule == "num_wave_groups"
+    assert "sm_90a" in broken.message and "sm_80" in broken.message, broken.message
+    # fp32 has no Hopper path (TF32 wgmma reads K-major operands only), so no ping-pong either
+    fp32 = make_config(num_wave_groups=2, dtype="fp32", vector_size_a=4, vector_size_b=4, vector_size_c=4)
+    assert validate(fp32, "sm_90a").rule == "num_wave_groups"
 
 
 def test_shared_memory_formula_and_arch_limit():

@@ -36,6 +36,8 @@ TD_HAND(acc_fp16_compv3_128x128x32,    kBwdWeight, 2, kFp16, kDefault, 128,128,3
 TD_HAND(acc_bf16_compv3_256x128x32,    kBwdWeight, 2, kBf16, kDefault, 256,128,32,  2,2,1,  32,32,16,   8,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
 // 128 accumulators per thread, 4 fp32 stages leave no room: outer accumulator in registers (local memory)
 TD_HAND(acc_fp32_mem_128x256x32,       kBwdWeight, 2, kFp32, kDefault, 128,256,32,  2,2,1,  32,32,8,    2,4,4,  kMem,     kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
+// ping-pong (num_wave_groups 2, Hopper path): each consumer warpgroup folds its own tile, two per CTA
+TD_HAND(acc_fp16_compv3_128x128x64_wg2, kBwdWeight, 2, kFp16, kDefault, 128,128,64,  2,2,1,  32,32,16,   8,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 2)
 // clang-format on
 }  // namespace tiledispatch::hand
 
@@ -160,8 +162,10 @@ Measure compare(const std::vector<float>& got, const std::vector<float>& ref) {
   return {std::sqrt(num / den), dot / den - 1.0};
 }
 
+// `k_batch` > 1 spreads the splits over the persistent CTAs: with more splits than SMs a ping-pong CTA's
+// second warpgroup takes units too, and folds into its own outer accumulator.
 template <class Instance>
-void growing_k(const char* label, double tol) {
+void growing_k(const char* label, double tol, int k_batch = 1) {
   using Cfg = typename Instance::Config;
   using Element = typename DeviceType<typename Cfg::ElementGlobal>::type;
   using Sm90 = typename Instance::Sm90;
@@ -199,9 +203,9 @@ void growing_k(const char* label, double tol) {
       fill_uniform<<<4096, 256>>>(out, out_n, 23u + e, lo, width);
       TD_CHECK_CUDA(cudaGetLastError());
       ConvArgs args{};
-      args.input = in, args.output = out, args.weight = wei, args.k_batch = 1;
-      // The Hopper path keeps its outer accumulators in the workspace.
-      args.workspace_bytes = instance.workspace_bytes(p, 1);
+      args.input = in, args.output = out, args.weight = wei, args.k_batch = k_batch;
+      // The Hopper path keeps its outer accumulators in the workspace (and the splits their partial sums).
+      args.workspace_bytes = instance.workspace_bytes(p, k_batch);
       void* workspace = nullptr;
       if (args.workspace_bytes > 0) TD_CHECK_CUDA(cudaMalloc(&workspace, args.workspace_bytes));
       args.workspace = workspace;
@@ -250,9 +254,10 @@ void growing_k(const char* label, double tol) {
       }
       char line[320];
       std::snprintf(line, sizeof line,
-                    "%s %s GEMM K 2^%d: rel L2 %.2e (tol %.0e), scale-1 %+.2e (|.| <= 2e-4), float64 spots: "
-                    "instance %.2e, reference %.2e (<= 1e-4)",
-                    label, positive ? "positive  " : "mean-zero ", e, m.rel_l2, tol, m.scale, worst_inst, worst_ref);
+                    "%s %s GEMM K 2^%d k_batch %d: rel L2 %.2e (tol %.0e), scale-1 %+.2e (|.| <= 2e-4), float64 "
+                    "spots: instance %.2e, reference %.2e (<= 1e-4)",
+                    label, positive ? "positive  " : "mean-zero ", e, k_batch, m.rel_l2, tol, m.scale, worst_inst,
+                    worst_ref);
       verdict(m.rel_l2 <= tol && std::fabs(m.scale) <= 2e-4 && worst_ref <= 1e-4, line);
       for (void* ptr : {static_cast<void*>(in), static_cast<void*>(out), static_cast<void*>(wei),
                         static_cast<void*>(ref), static_cast<void*>(got), workspace}) {
@@ -315,6 +320,9 @@ int main(int argc, char** argv) {
   growing_k<hand::acc_fp16_compv3_128x128x32>("fp16 128x128x32 compv3", 1e-2);
   growing_k<hand::acc_bf16_compv3_256x128x32>("bf16 256x128x32 compv3", 1e-2);
   growing_k<hand::acc_fp32_mem_128x256x32>("fp32 128x256x32 mem", 2e-3);
+  int sms = 0;
+  TD_CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  growing_k<hand::acc_fp16_compv3_128x128x64_wg2>("fp16 128x128x64 compv3 ping-pong", 1e-2, 2 * sms + 1);
   if (large) large_case();
   std::printf("%d checked, %d failures\n", g_checked, g_failures);
   return g_failures == 0 ? 0 : 1;

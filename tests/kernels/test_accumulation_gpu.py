@@ -11,10 +11,11 @@ import pytest
 
 from tests.kernels.gpu_toolchain import REPO_ROOT, build_and_run
 
-INSTANCES = 4
+INSTANCES = 5
 SIZES = 5  # GEMM K = 2^16, 2^18, ..., 2^24
 DISTRIBUTIONS = 2  # mean-zero and positive inputs
-WORKSPACE_CHECKS = 2  # the Hopper-path instances (fp16, bf16) need a workspace for their outer accumulators
+WORKSPACE_CHECKS = 3  # the Hopper-path instances (fp16, bf16, ping-pong) need a workspace for their outer
+# accumulators
 
 
 @pytest.mark.gpu

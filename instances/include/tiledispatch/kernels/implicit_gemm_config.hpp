@@ -183,24 +183,30 @@ struct ImplicitGemmConfig {
                                                                       : FilterGeometry::kGeneral;
   using View = typename ViewFor<kDirection, Index, kNDim, kGeometry, kGroupsToMerge>::type;
 
-  // Features whose configurations compile but are not implemented on NVIDIA yet; is_supported() reports
-  // "not implemented: <feature>" for every problem (empty when the kernel exists).
-  static constexpr std::string_view not_implemented() {
+  // Features not implemented on NVIDIA by either kernel generation (empty when one of them may run it).
+  static constexpr std::string_view not_implemented_anywhere() {
     if (Traits::kStreamK && kDirection != ConvDirection::kBwdWeight) {
       return "not implemented: stream-K outside backward weight (CK has it for bwd_weight only)";
     }
     if (Traits::kStreamK && Traits::kTwoStage) {
       return "not implemented: stream-K with two_stage (stream-K already reduces in an fp32 workspace)";
     }
-    // CK's ping-pong wave groups map to Hopper's warp-specialised ping-pong (two consumer warp groups on
-    // wgmma, a TMA producer, mbarrier hand-off); the mma.sync / cp.async kernel here has no counterpart
-    // (docs/pipelines.md, "num_wave_groups").
-    if (Traits::kNumWaveGroups != 1) {
-      return "not implemented: num_wave_groups != 1 (ping-pong warp groups need the wgmma/TMA warp-specialised "
-             "mainloop)";
-    }
     if (!is_pow2(kVectorA) || !is_pow2(kVectorB) || !is_pow2(kVectorC)) {
       return "not implemented: vector sizes that are not powers of two";
+    }
+    return {};
+  }
+
+  // Why the first-generation kernel (mma.sync + cp.async) cannot run this configuration; is_supported()
+  // reports it for every problem where the Hopper path does not build it either (empty when it can).
+  static constexpr std::string_view not_implemented() {
+    if (const auto anywhere = not_implemented_anywhere(); !anywhere.empty()) return anywhere;
+    // CK's ping-pong wave groups are Hopper's warp-specialised ping-pong consumers (sm90/config.hpp); the
+    // mma.sync kernel, where every warp both loads and multiplies, has no counterpart (docs/pipelines.md,
+    // "num_wave_groups").
+    if (Traits::kNumWaveGroups != 1) {
+      return "not implemented: num_wave_groups != 1 outside the Hopper path (ping-pong consumer warpgroups "
+             "need wgmma and a producer warpgroup)";
     }
     if (kWarpTileK % (kLargeAtomK / 2) != 0) return "not implemented: warp_tile_k below the smallest MMA k";
     if (kAccumulatorsPerThread > 128) {

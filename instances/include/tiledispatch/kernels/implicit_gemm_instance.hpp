@@ -35,6 +35,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
  public:
   using Config = kernels::ImplicitGemmConfig<Traits>;
   using Sm90 = kernels::sm90::Sm90Config<Traits>;  // the Hopper path, where it can build this configuration
+  // Whether some kernel generation runs this configuration (ping-pong, num_wave_groups 2, only the Hopper path).
+  static constexpr bool kRuns = Sm90::kBuildable || Config::kImplemented;
   static constexpr auto kInstanceString = kernels::build_instance_string<Traits>();
   static_assert(!kInstanceString.overflowed(), "instance string longer than its buffer");
 
@@ -47,7 +49,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
 
   Support is_supported(const ConvProblem& p) const override {
     if (const std::string bad = p.validate(); !bad.empty()) return Support::no("invalid problem: " + bad);
-    if constexpr (!Config::kImplemented) {
+    if constexpr (!kRuns) {
       return Support::no(std::string(Config::not_implemented()));
     } else {
       if (p.ndim_spatial != Traits::kNDimSpatial) {
@@ -99,7 +101,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     if (folds(p)) {
       int sms = 0;
       if (device_sms(sms) != cudaSuccess) return 0;
-      bytes += size_t(sms) * size_t(Traits::kTileM) * size_t(Traits::kTileN) * sizeof(float);
+      bytes += size_t(sms) * size_t(Sm90::kTilesInFlight) * size_t(Traits::kTileM) * size_t(Traits::kTileN) *
+               sizeof(float);
     }
     return bytes;
   }
@@ -139,7 +142,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   }
 
   cudaError_t run(const ConvProblem& p, const ConvArgs& args) const override {
-    if constexpr (!Config::kImplemented) {
+    if constexpr (!kRuns) {
       return cudaErrorNotSupported;
     } else {
       if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
@@ -218,6 +221,15 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       int sms = 0;
       TD_RETURN_IF_CUDA_ERROR(device_sms(sms));
       auto* kernel = &kernels::sm90::sm90_implicit_gemm_kernel<Sm90>;
+      if constexpr (Sm90::kReallocatesRegisters) {
+        // The consumers' setmaxnreg.inc takes what the producer frees from the launch's registers; a kernel
+        // compiled to fewer would wait forever, so refuse it (once per instance: the count is fixed at build).
+        static const int registers = [kernel] {
+          cudaFuncAttributes attributes{};
+          return cudaFuncGetAttributes(&attributes, kernel) == cudaSuccess ? attributes.numRegs : -1;
+        }();
+        if (registers != Sm90::kLaunchRegisters) return cudaErrorLaunchOutOfResources;
+      }
       const int smem = int(Sm90::kSmemBytes);
       TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
       const unsigned ctas = unsigned(std::min<int64_t>(sm90.schedule.units, sms));

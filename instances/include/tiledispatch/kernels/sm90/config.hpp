@@ -6,6 +6,8 @@
 //   tile m/n/k        the CTA tile; each consumer warpgroup owns a (WG_M, WG_N) slice, WG_M a multiple of 64
 //   waves m x n       consumer warpgroups = max(1, wave_m * wave_n / 2) (a CK wave is half a warpgroup),
 //                     stacked along M when tile_m allows, else along N
+//   num_wave_groups   2: ping-pong; each of the two consumer warpgroups owns whole tiles, alternately (one
+//                     multiplies while the other stores); 1: the warpgroups share each tile (cooperative)
 //   warp tile k       the K of one wgmma batch: the stage's k blocks are issued between commit and wait
 //   pipeline          the table's stage count is the minimum of the shared-memory ring, deepened to fill
 //                     shared memory (at most kMaxStages); double-fragment pipelines (compv4, compv6,
@@ -37,9 +39,11 @@
 namespace tiledispatch::kernels::sm90 {
 
 constexpr int kWarpgroupThreads = 128;
+constexpr int kRegisterFile = 64 * 1024;  // 32-bit registers per SM, all of them for the one CTA
 constexpr int kMaxStages = 8;
 constexpr size_t kSmemLimitBytes = size_t(kArchSmemPerBlock);  // the target arch's opt-in maximum
-constexpr size_t kBarrierBytes = 2 * kMaxStages * 8;
+constexpr size_t kRingBarrierBytes = 2 * kMaxStages * 8;  // a full and an empty mbarrier per stage
+constexpr size_t kOrderBarrierBytes = 2 * 8;              // ping-pong: whose turn it is to multiply
 constexpr size_t kSmemAlign = 1024;  // the 128-byte swizzle repeats every 1024 bytes
 
 // Largest of 64, 32, 16, 8 elements dividing `extent`: the MN extent of the swizzle atom (128/64/32-byte or
@@ -81,31 +85,50 @@ struct Sm90Config {
   static constexpr int kVectorC = Traits::kVectorSizeC;
 
   static constexpr int kConsumerWarpgroups = Traits::kWaveM * Traits::kWaveN >= 4 ? 2 : 1;
-  static constexpr bool kWarpgroupsAlongM = kTileM % (64 * kConsumerWarpgroups) == 0;
-  static constexpr int kWarpgroupsM = kWarpgroupsAlongM ? kConsumerWarpgroups : 1;
-  static constexpr int kWarpgroupsN = kWarpgroupsAlongM ? 1 : kConsumerWarpgroups;
+  // Ping-pong (num_wave_groups 2): the two consumer warpgroups take turns, each with a tile of its own.
+  static constexpr bool kPingPong = Traits::kNumWaveGroups == 2;
+  static constexpr int kTileWarpgroups = kPingPong ? 1 : kConsumerWarpgroups;  // warpgroups sharing a tile
+  static constexpr int kTileThreads = kWarpgroupThreads * kTileWarpgroups;
+  static constexpr int kTilesInFlight = kConsumerWarpgroups / kTileWarpgroups;  // tiles a CTA holds at once
+  static constexpr bool kWarpgroupsAlongM = kTileM % (64 * kTileWarpgroups) == 0;
+  static constexpr int kWarpgroupsM = kWarpgroupsAlongM ? kTileWarpgroups : 1;
+  static constexpr int kWarpgroupsN = kWarpgroupsAlongM ? 1 : kTileWarpgroups;
   static constexpr int kWarpgroupTileM = kTileM / kWarpgroupsM;
   static constexpr int kWarpgroupTileN = kTileN / kWarpgroupsN;
   static constexpr int kProducerThreads = kWarpgroupThreads;
   static constexpr int kConsumerThreads = kWarpgroupThreads * kConsumerWarpgroups;
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;
+  // Register reallocation per role (setmaxnreg): with two consumer warpgroups the launch grants 168 registers a
+  // thread (64 K / 384 threads, in steps of 8), and a consumer thread holding 128 accumulators spills. The
+  // producer warpgroup hands registers to the consumers: down to 40 where it mostly issues TMA (fwd, bwd_data:
+  // the 56x56 3x3 layer 650 -> 707 TFLOP/s fwd, 602 -> 693 bwd_data on H100), to 96 for bwd_weight, whose
+  // producer gathers more often (56 or 40 left it short: the dev_suite's dense bwd_weight rows lost up to 15 %;
+  // at 96 the 56x56 layer gains 446 -> 478 and the others hold). The consumers take exactly what the producer
+  // gives back: setmaxnreg.inc waits until the CTA's pool holds it, so asking for more would hang.
+  static constexpr bool kReallocatesRegisters = kConsumerWarpgroups == 2;
+  static constexpr int kLaunchRegisters = kRegisterFile / kThreads / 8 * 8;
+  static constexpr int kProducerRegisters = kDirection == ConvDirection::kBwdWeight ? 96 : 40;
+  static constexpr int kConsumerRegisters =
+      (kLaunchRegisters * kThreads - kProducerRegisters * kProducerThreads) / kConsumerThreads / 8 * 8;
 
   static constexpr cute::GMMA::Major kMajorA = Base::kAKMajor ? cute::GMMA::Major::K : cute::GMMA::Major::MN;
   static constexpr cute::GMMA::Major kMajorB = Base::kBKMajor ? cute::GMMA::Major::K : cute::GMMA::Major::MN;
 
-  static constexpr int kAccumulatorsPerThread = kTileM * kTileN / kConsumerThreads;
+  static constexpr int kAccumulatorsPerThread = kTileM * kTileN / kTileThreads;
 
   // Accumulation (docs/pipelines.md, "Accumulation"): wgmma, like mma.sync, adds into its fp32 accumulators
   // rounding toward zero, a bias that grows with the chain. Backward weight's GEMM K is unbounded, so there
   // the wgmma accumulators cover at most kFoldTiles k-tiles (about Base::kFoldChainMmas k16 steps) before a
   // round-to-nearest FADD adds them into an outer fp32 accumulator. The outer accumulator lives in global
   // memory, one tile per persistent CTA in the workspace (slot i * consumer threads + thread: coalesced),
-  // touched only at folds: it costs neither registers nor shared memory (which would cost stages).
+  // touched only at folds: it costs neither registers nor shared memory (which would cost stages). Ping-pong
+  // CTAs hold two tiles, so two outer accumulators.
   static constexpr bool kFolds = kDirection == ConvDirection::kBwdWeight;
   static constexpr int kFoldTiles = Base::kFoldChainMmas * 16 / kTileK;
 
   static constexpr size_t kStageBytes = size_t(kTileM + kTileN) * size_t(kTileK) * size_t(kElemBytes);
   static constexpr int kMinStages = Base::kStages;
+  static constexpr size_t kBarrierBytes = kRingBarrierBytes + (kPingPong ? kOrderBarrierBytes : 0);
   static constexpr int kFillStages = int((kSmemLimitBytes - kBarrierBytes - kSmemAlign) / kStageBytes);
   static constexpr int kStages = kFillStages < kMinStages ? kMinStages
                                  : kFillStages > kMaxStages ? kMaxStages
@@ -131,11 +154,12 @@ struct Sm90Config {
   // Why the Hopper path cannot build this configuration (empty when it can).
   static constexpr std::string_view not_buildable() {
     if (!TD_SM90A_BUILD) return "the build does not target sm_90a";
-    if (!Base::kImplemented) return Base::not_implemented();
+    if (const auto anywhere = Base::not_implemented_anywhere(); !anywhere.empty()) return anywhere;
     if (kDataType == DataType::kFp32) return "fp32 (TF32 wgmma reads K-major operands only)";
     if (Traits::kStreamK) return "stream-K";
     if (Traits::kWaveK != 1) return "wave_k > 1";
-    if (Traits::kNumWaveGroups != 1) return "num_wave_groups != 1";
+    if (Traits::kNumWaveGroups > 2) return "num_wave_groups above 2";
+    if (kPingPong && kConsumerWarpgroups != 2) return "ping-pong with fewer than 4 waves (one warpgroup)";
     if (!Base::kStrategy.async_copy || Base::kStages < 2) return "a pipeline without a shared-memory ring";
     if (kWarpgroupTileM % 64 != 0) return "a warpgroup tile M that is not a multiple of 64";
     if (kWarpgroupTileN % 8 != 0 || kWarpgroupTileN > 256) return "a warpgroup tile N outside 8..256 by 8";

@@ -2,13 +2,16 @@
 // units of TileSchedule, composed from the mainloop roles (mainloop.cuh) and the epilogue (epilogue.cuh).
 //
 //   warpgroup 0        for each unit: gathers (and TMA boxes) of every k-tile into the ring (CpAsyncProducer)
-//   warpgroups 1..2    for each unit: wgmma over the ring, then the epilogue            (WgmmaConsumer,
-//                                                                                         DirectEpilogue)
+//   warpgroups 1..2    cooperative: for each unit, both: wgmma over the ring, then the epilogue
+//                      ping-pong:   warpgroup 1 the CTA's units 0, 2, 4 ..., warpgroup 2 units 1, 3, 5 ...,
+//                                   taking turns (TurnOrder): one multiplies while the other stores
+//                                                              (WgmmaConsumer, DirectEpilogue)
 // The ring runs on across units, so the producer fills the first stages of unit i+1 while the consumers
 // store unit i.
 #pragma once
 
 #include <cute/tensor.hpp>
+#include <cutlass/arch/reg_reconfig.h>
 
 #include <cstdint>
 
@@ -40,7 +43,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   using Element = typename Cfg::ElementGlobal;
   using ElementMma = typename Cfg::ElementMma;
   static_assert(Cfg::kBuildable, "instantiate the Hopper kernel only for configurations it can build");
-  static_assert(size(typename Cfg::TiledMma{}) == Cfg::kConsumerThreads, "one MMA thread per consumer thread");
+  static_assert(size(typename Cfg::TiledMma{}) == Cfg::kTileThreads, "one MMA thread per thread of a tile");
 
   extern __shared__ unsigned char smem_dynamic[];
   auto* smem = reinterpret_cast<unsigned char*>(
@@ -51,9 +54,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   Tensor sA = make_tensor(make_smem_ptr(smem_a), typename Cfg::SmemLayoutA{});  // (TILE_M,TILE_K,PIPE)
   Tensor sB = make_tensor(make_smem_ptr(smem_b), typename Cfg::SmemLayoutB{});  // (TILE_N,TILE_K,PIPE)
   const Ring<Cfg::kStages> ring{barriers, barriers + Cfg::kStages};
+  const TurnOrder order{barriers + 2 * kMaxStages};
   using Producer = CpAsyncProducer<Cfg>;
   const bool gathers = Producer::gathers(params.tma);
-  if (threadIdx.x == 0) ring.init(gathers ? Cfg::kProducerThreads : 0, Cfg::kConsumerWarpgroups);
+  if (threadIdx.x == 0) {
+    if constexpr (Cfg::kPingPong) order.init(kWarpgroupThreads);
+    ring.init(gathers ? Cfg::kProducerThreads : 0, Cfg::kTileWarpgroups);
+  }
   __syncthreads();
 
   const auto& shape = params.gemm.shape;
@@ -66,6 +73,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   };
   RingCursor<Cfg::kStages> cursor;
   if (threadIdx.x < Cfg::kProducerThreads) {
+    if constexpr (Cfg::kReallocatesRegisters) cutlass::arch::warpgroup_reg_dealloc<Cfg::kProducerRegisters>();
     if (!gathers && threadIdx.x != 0) return;  // TMA moves both operands: one thread issues it all
     const auto* gA = static_cast<const Element*>(params.gemm.a);
     const auto* gB = static_cast<const Element*>(params.gemm.b);
@@ -78,25 +86,51 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                      Index(w.tile_n) * Cfg::kTileN, int32_t(w.group_block), kt_begin, tiles, int(threadIdx.x));
     }
   } else {
+    if constexpr (Cfg::kReallocatesRegisters) cutlass::arch::warpgroup_reg_alloc<Cfg::kConsumerRegisters>();
     const int consumer = int(threadIdx.x) - Cfg::kProducerThreads;
+    const int stream = consumer / Cfg::kTileThreads;  // ping-pong: which warpgroup's tiles; else 0
+    const int thread = consumer % Cfg::kTileThreads;  // this thread's place in its tile's MMA
     typename Cfg::TiledMma tiled_mma;
-    auto thr_mma = tiled_mma.get_slice(consumer);
+    auto thr_mma = tiled_mma.get_slice(thread);
     Tensor tCrA = thr_mma.make_fragment_A(thr_mma.partition_A(sA));  // (MMA,MMA_M,MMA_K,PIPE) descriptors
     Tensor tCrB = thr_mma.make_fragment_B(thr_mma.partition_B(sB));  // (MMA,MMA_N,MMA_K,PIPE) descriptors
     Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<Cfg::kTileM>, Int<Cfg::kTileN>>{});  // (MMA,M,N)
     auto* gC = static_cast<Element*>(params.gemm.c);
-    float* fold = params.fold == nullptr ? nullptr : params.fold + int64_t(blockIdx.x) * Cfg::kTileM * Cfg::kTileN;
-    for (int64_t u = blockIdx.x; u < params.schedule.units; u += gridDim.x) {
+    float* fold = params.fold == nullptr
+                      ? nullptr
+                      : params.fold + (int64_t(blockIdx.x) * Cfg::kTilesInFlight + stream) * Cfg::kTileM * Cfg::kTileN;
+    // The k-tiles of the unit the other ping-pong warpgroup takes next: this warpgroup's cursor skips them.
+    auto skip_unit = [&](int64_t u) {
+      if (u >= params.schedule.units) return;
+      Index kt_begin = 0;
+      cursor.advance(k_range(params.schedule.unit(u), kt_begin));
+    };
+    int64_t u = blockIdx.x;
+    if (Cfg::kPingPong && stream == 1) {
+      skip_unit(u);
+      u += gridDim.x;
+    }
+    uint32_t turn_phase = 0;
+    for (; u < params.schedule.units; u += int64_t(gridDim.x) * Cfg::kTilesInFlight) {
       const auto w = params.schedule.unit(u);
       Index kt_begin = 0;
       const int tiles = k_range(w, kt_begin);
-      WgmmaConsumer<Cfg>::mma(tiled_mma, tCrA, tCrB, accum, ring, cursor, tiles, consumer % kWarpgroupThreads == 0,
-                              fold, consumer);
+      if constexpr (Cfg::kPingPong) {
+        if (stream == 1 || u != blockIdx.x) {  // the first consumer warpgroup starts
+          order.wait(stream, turn_phase);
+          turn_phase ^= 1u;
+        }
+      }
+      WgmmaConsumer<Cfg>::mma(tiled_mma, tCrA, tCrB, accum, ring, cursor, tiles, thread % kWarpgroupThreads == 0,
+                              fold, thread, [&] {
+                                if constexpr (Cfg::kPingPong) order.pass(stream);
+                              });
       const typename Cfg::View view{shape, Index(w.group_block) * Cfg::kGroupsToMerge};
       float* partial =
           params.gemm.partial == nullptr ? nullptr : params.gemm.partial + int64_t(w.split) * params.partial_slice;
       DirectEpilogue<Cfg>::store(thr_mma, accum, view, Index(w.tile_m) * Cfg::kTileM,
                                  Index(w.tile_n) * Cfg::kTileN, gC, partial);
+      if constexpr (Cfg::kPingPong) skip_unit(u + gridDim.x);
     }
   }
 #endif

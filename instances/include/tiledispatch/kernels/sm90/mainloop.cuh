@@ -175,12 +175,14 @@ template <class Cfg>
 struct WgmmaConsumer {
   // Accumulates `k_tiles` stages into `accum` (cleared first). With kBatchInFlight the wgmma batch of a stage
   // is still running while the next stage is awaited, and the stage before it is released. `signals`: this
-  // thread releases stages for its warpgroup. `fold`: this CTA's outer accumulator (Cfg::kFolds; null where
-  // no split is longer than kFoldTiles), of which this consumer thread owns fold[i * kConsumerThreads + consumer].
-  template <class FragA, class FragB, class Accum>
+  // thread releases stages for its warpgroup. `fold`: the outer accumulator of this tile (Cfg::kFolds; null
+  // where no split is longer than kFoldTiles), of which tile thread `thread` owns fold[i * kTileThreads + thread].
+  // `issued()` runs once the last stage has been awaited and its wgmma batch issued: from there on the ring
+  // may run ahead to the next tile's stages (ping-pong hands the tensor cores to the other warpgroup).
+  template <class FragA, class FragB, class Accum, class Issued>
   __device__ static void mma(typename Cfg::TiledMma& tiled_mma, const FragA& tCrA, const FragB& tCrB, Accum& accum,
                              const Ring<Cfg::kStages>& ring, RingCursor<Cfg::kStages>& cursor, int k_tiles,
-                             bool signals, float* fold, int consumer) {
+                             bool signals, float* fold, int thread, Issued&& issued) {
     using namespace cute;
     clear(accum);
     tiled_mma.accumulate_ = GMMA::ScaleOut::One;
@@ -214,7 +216,7 @@ struct WgmmaConsumer {
           warpgroup_fence_operand(accum);
           CUTE_UNROLL
           for (int i = 0; i < size(accum); ++i) {
-            float& outer = fold[i * Cfg::kConsumerThreads + consumer];
+            float& outer = fold[i * Cfg::kTileThreads + thread];
             outer = folded ? __fadd_rn(outer, accum(i)) : accum(i);
           }
           folded = true;
@@ -224,6 +226,7 @@ struct WgmmaConsumer {
         }
       }
     }
+    issued();
     warpgroup_wait<0>();
     warpgroup_fence_operand(accum);
     if (Cfg::kBatchInFlight && k_tiles > 0) ring.consumer_release(release, signals);
@@ -231,7 +234,7 @@ struct WgmmaConsumer {
       if (folded) {
         CUTE_UNROLL
         for (int i = 0; i < size(accum); ++i) {
-          accum(i) = __fadd_rn(fold[i * Cfg::kConsumerThreads + consumer], accum(i));
+          accum(i) = __fadd_rn(fold[i * Cfg::kTileThreads + thread], accum(i));
         }
       }
     }

@@ -2,9 +2,9 @@
 // mbarrier and an "empty" one.
 //   full   the elected producer thread's arrival, which announces the stage's TMA bytes, plus, where the
 //          producer gathers, one arrival per producer thread once its cp.async gathers have landed
-//   empty  one arrival per consumer warpgroup, by its first thread, once the warpgroup's wgmma batches that
-//          read the stage have completed (wgmma is warpgroup-collective; an arrival per thread would
-//          serialise 128 shared-memory atomics per warpgroup and stage)
+//   empty  one arrival per consumer warpgroup of the stage's tile, by its first thread, once the warpgroup's
+//          wgmma batches that read the stage have completed (wgmma is warpgroup-collective; an arrival per
+//          thread would serialise 128 shared-memory atomics per warpgroup and stage)
 // Each side keeps its own (stage, phase) cursor; the producer starts on the opposite phase, so its first pass
 // over the ring does not wait.
 #pragma once
@@ -25,6 +25,12 @@ struct RingCursor {
       phase ^= 1u;
     }
   }
+  // Past `n` stages that another consumer warpgroup takes (ping-pong).
+  __device__ void advance(int n) {
+    const int to = stage + n;
+    stage = to % Stages;
+    phase ^= uint32_t(to / Stages) & 1u;
+  }
 };
 
 template <int Stages>
@@ -33,11 +39,11 @@ struct Ring {
   uint64_t* empty;  // [Stages]
 
   // One thread initialises; the caller then synchronises the block. `gathering_threads`: producer threads
-  // that gather (0 where TMA moves both operands).
-  __device__ void init(int gathering_threads, int consumer_warpgroups) const {
+  // that gather (0 where TMA moves both operands); `tile_warpgroups`: consumer warpgroups reading each stage.
+  __device__ void init(int gathering_threads, int tile_warpgroups) const {
     for (int s = 0; s < Stages; ++s) {
       cutlass::arch::ClusterBarrier::init(&full[s], uint32_t(gathering_threads + 1));
-      cutlass::arch::ClusterBarrier::init(&empty[s], uint32_t(consumer_warpgroups));
+      cutlass::arch::ClusterBarrier::init(&empty[s], uint32_t(tile_warpgroups));
     }
     cutlass::arch::fence_barrier_init();
   }
@@ -63,6 +69,22 @@ struct Ring {
   __device__ void consumer_release(const RingCursor<Stages>& c, bool signals) const {
     if (signals) cutlass::arch::ClusterBarrier::arrive(&empty[c.stage]);
   }
+};
+
+// Ping-pong turns between the two consumer warpgroups, each with tiles of its own: warpgroup w waits on
+// turn[w] before its tile's first stage and, once its last stage is awaited and issued, passes the turn
+// (all 128 threads arrive on turn[1 - w]). Besides keeping one warpgroup's MMAs clear of the other's, this
+// keeps each consumer's ring cursor at most one phase ahead of the ring's barriers: a parity wait cannot
+// tell a phase from the one two before it.
+struct TurnOrder {
+  uint64_t* turn;  // [2]
+  __device__ void init(int threads_per_warpgroup) const {
+    for (int w = 0; w < 2; ++w) cutlass::arch::ClusterBarrier::init(&turn[w], uint32_t(threads_per_warpgroup));
+  }
+  __device__ void wait(int warpgroup, uint32_t phase) const {
+    cutlass::arch::ClusterBarrier::wait(&turn[warpgroup], phase);
+  }
+  __device__ void pass(int warpgroup) const { cutlass::arch::ClusterBarrier::arrive(&turn[warpgroup ^ 1]); }
 };
 
 }  // namespace tiledispatch::kernels::sm90
