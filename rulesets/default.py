@@ -3,7 +3,8 @@
 Seventeen tiles common to all three directions (ten with tile_k 32, five with tile_k 64 and two 16-wide
 ones for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), the first wave strategy of
 ``PREFERRED_WAVES`` that yields a warp tile; fwd on compv3 and compv4 (compv4 kept where the arch accepts
-it), backward on compv3 and mem, bwd_weight also with two-stage on and off.
+it), backward on compv3 and mem, and two-stage on and off where the direction has it (bwd_weight;
+``generators.validity.two_stage_runs_direction``).
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
@@ -16,6 +17,7 @@ from collections.abc import Iterator
 
 from generators.config import KernelConfig
 from generators.enums import DataType, Direction, Pipeline
+from generators.validity import two_stage_runs_direction
 from rulesets import space
 from rulesets.full import build_config, wave_warp_choices
 from rulesets.space import PipelineChoice
@@ -40,7 +42,7 @@ DEFAULT_PIPELINES = {
 def default_configs(
     direction: Direction, dtype: DataType, ndim: int, convention: WarpTileKConvention
 ) -> Iterator[KernelConfig]:
-    two_stage_values = (False, True) if direction is Direction.BWD_WEIGHT else (False,)
+    two_stage_values = (False, True) if two_stage_runs_direction(direction) else (False,)
     for tile in COMMON_TILES:
         choices = dict(wave_warp_choices(tile, dtype, convention))
         waves = next((w for w in PREFERRED_WAVES if w in choices), None)
