@@ -2,10 +2,11 @@
 pipelines, specialisations and the feature families. ``rulesets.full`` enumerates it.
 
 What is here is what upstream's ``full`` varies; nothing here decides legality (that is
-``generators.validity``). Where the space leaves out a combination that could never be valid (compv5
-backward, interwave beyond compv1 and mem, backward specialisations, stream-K fp32 on async pipelines), it
-asks the validity module's predicates (``pipeline_runs_direction``, ``scheduler_runs_pipeline``, ...), so a
-rule is stated once. Upstream rules that NVIDIA's arch spec rejects are listed in ``rulesets.full``.
+``generators.validity``). Where the enumeration leaves out a combination that could never be valid (here:
+compv5 backward, interwave beyond compv1 and mem, compv4 without its double buffer; in ``rulesets.full``:
+backward specialisations, stream-K fp32 on async pipelines), it asks the validity module's predicates
+(``pipeline_runs_direction``, ``scheduler_runs_pipeline``, ...), so a rule is stated once. Upstream rules that
+NVIDIA's arch spec rejects are listed in ``rulesets.full``.
 """
 
 from __future__ import annotations
