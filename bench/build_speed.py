@@ -104,7 +104,7 @@ def _build(checkout: Path, name: str, arguments: list[str]) -> Step:
 def _instance_names(checkout: Path, legacy_dir: Path) -> set[str]:
     """bwd_data fp16 2D instances of ``tests`` from ``legacy_dir``, enumerated by the copied generator."""
     script = (
-        "import sys; from generators.build_api import GenerateRequest, collect_configs; "
+        "import sys; from driver.build_api import GenerateRequest, collect_configs; "
         "r = GenerateRequest(ruleset='tests', direction='bwd_data', dtypes=('fp16',), ndims=(2,), "
         "legacy_dir=sys.argv[1]); print('\\n'.join(c.name for c in collect_configs(r)))"
     )

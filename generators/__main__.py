@@ -1,16 +1,32 @@
-"""Entry point of ``python -m generators``: Ctrl-C, even while modules load, is one line and status 130."""
+"""Entry point of ``python -m generators``: a thin shim that runs ``driver.cli.main``.
+
+The command lives in the driver layer (``driver/``, above ``generators`` and ``rulesets``); this module keeps
+the command name users and the docs know. It is the one place where ``generators`` imports upward, and it is
+never imported by anything (docs/architecture.md, "Layers"). Ctrl-C, even while modules load, is one line and
+status 130; a driver that cannot be imported (a partial checkout) is one line and status 2.
+"""
 
 import os
 import sys
 
+PROG = "python -m generators"
+USAGE = 2
 INTERRUPTED = 130
 
-try:
-    from generators.cli import main
 
-    status = main()
+def _run() -> int:
+    try:
+        from driver.cli import main
+    except ImportError as error:
+        sys.stderr.write(f"{PROG}: error: the driver cannot be imported: {error}\n")
+        return USAGE
+    return main()
+
+
+try:
+    status = _run()
 except KeyboardInterrupt:
-    sys.stderr.write("python -m generators: interrupted\n")
+    sys.stderr.write(f"{PROG}: interrupted\n")
     status = INTERRUPTED
 if status == INTERRUPTED:
     # CPython 3.11 ends the process by SIGINT, not with this status, once a KeyboardInterrupt has passed

@@ -3,6 +3,12 @@
 Field names are exactly those of docs/architecture.md §1 (ck_conventions §1). The models check types and
 representation only (a 2D config has a 2D layout, ...); whether a configuration is *legal on an arch* is the
 business of ``generators.validity``, the one module of legality rules.
+
+A model spells itself: ``name`` (the kernel name, ck_conventions §2) and ``instance_string`` (what the
+compiled instance's ``get_instance_string()`` returns, ck_conventions §3; field lists in
+``generators.instance_string``) are built here, from the fields alone. The parsers that turn those strings
+back into models (``generators.naming``, ``generators.instance_string``) import this module, never the
+other way round.
 """
 
 from __future__ import annotations
@@ -28,6 +34,15 @@ from generators.enums import (
 )
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid", ignored_types=(cached_property,))
+
+DEFAULT_VECTORS = (4, 8, 8)
+"""CK's default (vector_size_a, b, c): the one vector triple a kernel name leaves out."""
+ACC_TYPE = "fp32"
+DS_TYPE = "EmptyTuple"
+CDE_OP = "PassThrough"
+DEPTHWISE_TOKEN = "Depthwise"
+DEPTHWISE_BLOCK_SIZE = 64
+"""Upstream's fixed depthwise BlockSize (ck_conventions §3)."""
 
 
 class _FrozenConfig(BaseModel):
@@ -127,15 +142,83 @@ class KernelConfig(_FrozenConfig):
 
     @cached_property
     def name(self) -> str:
-        from generators.naming import kernel_name
+        """The canonical kernel name (ck_conventions §2 grammar and order; ``generators.naming``).
 
-        return kernel_name(self)
+        Every field that distinguishes two valid configurations is in it; one fragment is ours:
+        ``_bpc{n}`` when ``block_per_cu != 1`` (last). ``layout`` follows ``ndim_spatial`` and
+        ``streamk_reduction``/``streamk_persistent`` are named only with stream-K enabled.
+        """
+        parts = [
+            f"grouped_conv_{self.direction.fragment}_{self.dtype.fragment}_{self.layout.fragment}"
+            f"_{self.ndim_spatial}d_{self.pipeline.fragment}_{self.epilogue.fragment}_{self.scheduler.fragment}"
+            f"_{self.tile_m}x{self.tile_n}x{self.tile_k}_{self.wave_m}x{self.wave_n}x{self.wave_k}"
+            f"_{self.warp_tile_m}x{self.warp_tile_n}x{self.warp_tile_k}"
+        ]
+        vectors = (self.vector_size_a, self.vector_size_b, self.vector_size_c)
+        if vectors != DEFAULT_VECTORS:
+            parts.append(f"_vec{vectors[0]}_{vectors[1]}_{vectors[2]}")
+        if self.num_wave_groups != 1:
+            parts.append(f"_wg{self.num_wave_groups}")
+        if self.num_groups_to_merge != 1:
+            parts.append(f"_gm{self.num_groups_to_merge}")
+        if self.double_smem_buffer:
+            parts.append("_dsb")
+        if self.two_stage:
+            parts.append("_2stage")
+        if self.specialization is not Specialization.DEFAULT:
+            parts.append(f"_{self.specialization.fragment}")
+        if self.explicit_gemm:
+            parts.append("_explicit_gemm")
+        if self.streamk_enabled:
+            parts.append(f"_streamk_{self.streamk_reduction.fragment}")
+            if self.streamk_persistent:
+                parts.append("_persistent")
+        if self.split_image:
+            parts.append("_large_tensor")
+        if self.block_per_cu != 1:
+            parts.append(f"_bpc{self.block_per_cu}")
+        return "".join(parts)
 
     @cached_property
     def instance_string(self) -> str:
-        from generators.instance_string import instance_string
-
-        return instance_string(self)
+        """The CK instance string (all three directions, stream-K included; ck_conventions §3)."""
+        dtype = self.dtype.token
+        fields: list[object] = [
+            self.ndim_spatial,
+            self.specialization.token,
+            self.layout.token,
+            self.vector_size_a,
+            self.vector_size_b,
+            self.vector_size_c,
+            self.num_groups_to_merge,
+            int(self.split_image),
+        ]
+        if self.direction is not Direction.BWD_DATA:
+            fields.append(int(self.explicit_gemm))
+        fields += [
+            self.tile_m,
+            self.tile_n,
+            self.tile_k,
+            self.wave_m,
+            self.wave_n,
+            self.wave_k,
+            self.warp_tile_m,
+            self.warp_tile_n,
+            self.warp_tile_k,
+            dtype,
+            dtype,
+            self.pipeline.token,
+            self.scheduler.token,
+            int(self.double_smem_buffer),
+            self.num_wave_groups,
+            ACC_TYPE,
+            dtype,
+            DS_TYPE,
+            CDE_OP,
+        ]
+        if self.streamk_enabled:
+            fields += [1, self.streamk_reduction.token, int(self.streamk_persistent)]
+        return f"{self.direction.token}<{','.join(map(str, fields))}>"
 
 
 class DepthwiseConfig(_FrozenConfig):
@@ -177,15 +260,41 @@ class DepthwiseConfig(_FrozenConfig):
 
     @cached_property
     def name(self) -> str:
-        from generators.naming import depthwise_name
-
-        return depthwise_name(self)
+        """The canonical depthwise kernel name (``generators.naming``)."""
+        return (
+            f"grouped_conv_fwd_depthwise_{self.dtype.fragment}_{Layout.NGCHW.fragment}_2d"
+            f"_{self.tile_h}x{self.tile_w}_f{self.filter}_s{self.stride_h}x{self.stride_w}"
+            f"_p{self.pad_h}x{self.pad_w}_nb{self.nbatch}_sub{self.sub_h}x{self.sub_w}"
+            f"_vec{self.in_vec}_{self.out_vec}"
+        )
 
     @cached_property
     def instance_string(self) -> str:
-        from generators.instance_string import depthwise_instance_string
-
-        return depthwise_instance_string(self)
+        """The CK depthwise instance string (20 fields; WeiVec = InVec, BlockSize 64)."""
+        dtype = self.dtype.token
+        fields: list[object] = [
+            2,
+            Specialization.DEFAULT.token,
+            DEPTHWISE_TOKEN,
+            self.in_vec,
+            self.in_vec,
+            self.out_vec,
+            DEPTHWISE_BLOCK_SIZE,
+            self.tile_h,
+            self.tile_w,
+            self.filter,
+            self.filter,
+            self.stride_h,
+            self.stride_w,
+            self.nbatch,
+            self.sub_h,
+            self.sub_w,
+            dtype,
+            dtype,
+            ACC_TYPE,
+            dtype,
+        ]
+        return f"{Direction.FWD.token}<{','.join(map(str, fields))}>"
 
 
 AnyConfig = KernelConfig | DepthwiseConfig

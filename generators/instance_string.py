@@ -1,7 +1,8 @@
-"""CK instance strings (what ``get_instance_string()`` returns): build and parse, ck_conventions §3.
+"""CK instance strings (what ``get_instance_string()`` returns): field lists and parser, ck_conventions §3.
 
-Built here independently of the C++ side (DESIGN decision 3); ``profiler --verify-instances`` compares
-the two.
+A configuration builds its own string (``KernelConfig.instance_string``, ``DepthwiseConfig.instance_string``
+in ``generators.config``), independently of the C++ side (DESIGN decision 3); ``profiler
+--verify-instances`` compares the two. This module parses a string back.
 
 Field lists (comma separated, no spaces; booleans 0/1):
 - fwd, 31 fields: NDim,Spec,InLayout,WeiLayout,DsLayout,OutLayout,VecA,VecB,VecC,NumGroupsToMerge,SplitImage,
@@ -30,7 +31,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from generators.config import DepthwiseConfig, KernelConfig
+from generators.config import (
+    ACC_TYPE,
+    CDE_OP,
+    DEPTHWISE_BLOCK_SIZE,
+    DEPTHWISE_TOKEN,
+    DS_TYPE,
+    DepthwiseConfig,
+    KernelConfig,
+)
 from generators.enums import (
     DataType,
     Direction,
@@ -42,86 +51,9 @@ from generators.enums import (
     StreamKReduction,
 )
 
-ACC_TYPE = "fp32"
-DS_TYPE = "EmptyTuple"
-CDE_OP = "PassThrough"
-DEPTHWISE_TOKEN = "Depthwise"
-DEPTHWISE_BLOCK_SIZE = 64
-
 
 class InstanceStringError(ValueError):
     """An instance string that breaks ck_conventions §3; the message names the bad field and value."""
-
-
-def instance_string(config: KernelConfig) -> str:
-    """The CK instance string of an implicit-GEMM configuration (all three directions, stream-K included)."""
-    c = config
-    dtype = c.dtype.token
-    fields: list[object] = [
-        c.ndim_spatial,
-        c.specialization.token,
-        c.layout.token,
-        c.vector_size_a,
-        c.vector_size_b,
-        c.vector_size_c,
-        c.num_groups_to_merge,
-        int(c.split_image),
-    ]
-    if c.direction is not Direction.BWD_DATA:
-        fields.append(int(c.explicit_gemm))
-    fields += [
-        c.tile_m,
-        c.tile_n,
-        c.tile_k,
-        c.wave_m,
-        c.wave_n,
-        c.wave_k,
-        c.warp_tile_m,
-        c.warp_tile_n,
-        c.warp_tile_k,
-        dtype,
-        dtype,
-        c.pipeline.token,
-        c.scheduler.token,
-        int(c.double_smem_buffer),
-        c.num_wave_groups,
-        ACC_TYPE,
-        dtype,
-        DS_TYPE,
-        CDE_OP,
-    ]
-    if c.streamk_enabled:
-        fields += [1, c.streamk_reduction.token, int(c.streamk_persistent)]
-    return f"{c.direction.token}<{','.join(map(str, fields))}>"
-
-
-def depthwise_instance_string(config: DepthwiseConfig) -> str:
-    """The CK instance string of a depthwise configuration (20 fields)."""
-    c = config
-    dtype = c.dtype.token
-    fields: list[object] = [
-        2,
-        Specialization.DEFAULT.token,
-        DEPTHWISE_TOKEN,
-        c.in_vec,
-        c.in_vec,
-        c.out_vec,
-        DEPTHWISE_BLOCK_SIZE,
-        c.tile_h,
-        c.tile_w,
-        c.filter,
-        c.filter,
-        c.stride_h,
-        c.stride_w,
-        c.nbatch,
-        c.sub_h,
-        c.sub_w,
-        dtype,
-        dtype,
-        ACC_TYPE,
-        dtype,
-    ]
-    return f"{Direction.FWD.token}<{','.join(map(str, fields))}>"
 
 
 class ParsedImplicitGemmString(BaseModel):
@@ -368,7 +300,7 @@ _LITERALS = {
 def parse_instance_string(text: str) -> ParsedInstanceString:
     """Parse one instance string into its fields by name; ``InstanceStringError`` names the first bad field.
 
-    Accepts the forms ``instance_string``/``depthwise_instance_string`` write, plus the 32-field bwd_weight
+    Accepts the forms the configurations' ``instance_string`` write, plus the 32-field bwd_weight
     form (trailing ``,0``). Leading/trailing whitespace is ignored; anything else must be exact.
     """
     match = _OUTER.fullmatch(text.strip())

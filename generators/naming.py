@@ -1,9 +1,11 @@
-"""Kernel names (generated header stems): build and parse, ck_conventions §2.
+"""Kernel names (generated header stems): the grammar and its parser, ck_conventions §2.
 
-A name is total and reversible: every field that distinguishes two configurations appears in it, so
-``parse_kernel_name(kernel_name(c)) == c`` for every configuration that passes ``generators.validity``
-(upstream's parser drops dsb/2stage/explicit_gemm/wg and collides; DESIGN decision 4). Optional fragments
-follow the upstream grammar and order; one fragment is ours: ``_bpc{n}`` when ``block_per_cu != 1`` (last).
+A configuration builds its own name (``KernelConfig.name``, ``DepthwiseConfig.name`` in
+``generators.config``); this module parses one back. A name is total and reversible: every field that
+distinguishes two configurations appears in it, so ``parse_kernel_name(c.name) == c`` for every configuration
+that passes ``generators.validity`` (upstream's parser drops dsb/2stage/explicit_gemm/wg and collides; DESIGN
+decision 4). Optional fragments follow the upstream grammar and order; one fragment is ours: ``_bpc{n}`` when
+``block_per_cu != 1`` (last).
 Fields a valid configuration fixes are not spelled out: ``layout`` follows ``ndim_spatial``, and
 ``streamk_reduction``/``streamk_persistent`` are only meaningful (and only named) with stream-K enabled.
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from generators.config import DepthwiseConfig, KernelConfig
+from generators.config import DEFAULT_VECTORS, DepthwiseConfig, KernelConfig
 from generators.enums import (
     DataType,
     Direction,
@@ -25,55 +27,9 @@ from generators.enums import (
     StreamKReduction,
 )
 
-DEFAULT_VECTORS = (4, 8, 8)
-
 
 class KernelNameError(ValueError):
     """A kernel name that does not follow the grammar; the message names the offending part."""
-
-
-def kernel_name(config: KernelConfig) -> str:
-    """The canonical name of an implicit-GEMM configuration (stream-K included)."""
-    c = config
-    parts = [
-        f"grouped_conv_{c.direction.fragment}_{c.dtype.fragment}_{c.layout.fragment}_{c.ndim_spatial}d"
-        f"_{c.pipeline.fragment}_{c.epilogue.fragment}_{c.scheduler.fragment}"
-        f"_{c.tile_m}x{c.tile_n}x{c.tile_k}_{c.wave_m}x{c.wave_n}x{c.wave_k}"
-        f"_{c.warp_tile_m}x{c.warp_tile_n}x{c.warp_tile_k}"
-    ]
-    if (c.vector_size_a, c.vector_size_b, c.vector_size_c) != DEFAULT_VECTORS:
-        parts.append(f"_vec{c.vector_size_a}_{c.vector_size_b}_{c.vector_size_c}")
-    if c.num_wave_groups != 1:
-        parts.append(f"_wg{c.num_wave_groups}")
-    if c.num_groups_to_merge != 1:
-        parts.append(f"_gm{c.num_groups_to_merge}")
-    if c.double_smem_buffer:
-        parts.append("_dsb")
-    if c.two_stage:
-        parts.append("_2stage")
-    if c.specialization is not Specialization.DEFAULT:
-        parts.append(f"_{c.specialization.fragment}")
-    if c.explicit_gemm:
-        parts.append("_explicit_gemm")
-    if c.streamk_enabled:
-        parts.append(f"_streamk_{c.streamk_reduction.fragment}")
-        if c.streamk_persistent:
-            parts.append("_persistent")
-    if c.split_image:
-        parts.append("_large_tensor")
-    if c.block_per_cu != 1:
-        parts.append(f"_bpc{c.block_per_cu}")
-    return "".join(parts)
-
-
-def depthwise_name(config: DepthwiseConfig) -> str:
-    """The canonical name of a depthwise configuration."""
-    c = config
-    return (
-        f"grouped_conv_fwd_depthwise_{c.dtype.fragment}_{Layout.NGCHW.fragment}_2d_{c.tile_h}x{c.tile_w}"
-        f"_f{c.filter}_s{c.stride_h}x{c.stride_w}_p{c.pad_h}x{c.pad_w}_nb{c.nbatch}"
-        f"_sub{c.sub_h}x{c.sub_w}_vec{c.in_vec}_{c.out_vec}"
-    )
 
 
 def _alternation(fragments: list[str]) -> str:
@@ -125,7 +81,7 @@ def parse_kernel_name(name: str) -> KernelConfig | DepthwiseConfig:
     """The one configuration a name denotes; ``KernelNameError`` if it is not a canonical name.
 
     Pipeline aliases (``basic_v1``, ``basic_v2``) are accepted; every other part must be spelled exactly as
-    ``kernel_name`` spells it (no ``_vec4_8_8``, no ``_gm1``), so that one configuration has one name.
+    ``KernelConfig.name`` spells it (no ``_vec4_8_8``, no ``_gm1``), so that one configuration has one name.
     """
     if name.startswith("grouped_conv_fwd_depthwise_"):
         return _parse_depthwise(name)

@@ -18,7 +18,15 @@ from pydantic import BaseModel, ConfigDict
 
 from generators.arch import ArchSpec, get_arch
 from generators.config import DepthwiseConfig, KernelConfig
-from generators.enums import Direction, Epilogue, Pipeline, Scheduler, Specialization, StreamKReduction
+from generators.enums import (
+    DataType,
+    Direction,
+    Epilogue,
+    Pipeline,
+    Scheduler,
+    Specialization,
+    StreamKReduction,
+)
 from generators.hopper import hopper_plan
 
 ACCUMULATOR_BYTES = 4
@@ -51,6 +59,63 @@ class Rule(NamedTuple):
 
 def _is_pow2(value: int) -> bool:
     return value > 0 and value & (value - 1) == 0
+
+
+# --- facts about single fields --------------------------------------------------------------------------
+# Each fact below is stated once, here. The rules further down call these predicates, and so do the rule
+# sets when they leave a candidate out before validation (``rulesets.space``, ``rulesets.full``,
+# ``rulesets.default``, ``rulesets.legacy_convert``): an enumeration never keeps its own copy of a rule.
+
+FORWARD_ONLY_PIPELINES = (Pipeline.COMPV5,)
+"""Source: ck_conventions §5; upstream ``grouped_config_rules_default.py``."""
+INTERWAVE_PIPELINES = (Pipeline.BASIC_V1, Pipeline.MEM)
+"""The pipelines the interwave scheduler runs with. Source: ck_conventions §5."""
+DOUBLE_SMEM_BUFFER_PIPELINES = (Pipeline.COMPV4,)
+"""Pipelines that always double-buffer shared memory. Source: ck_conventions §1 and §5."""
+BACKWARD_SPECIALIZATIONS = (Specialization.DEFAULT, Specialization.FILTER1X1_STRIDE1_PAD0)
+"""The specialisations backward kernels have. Source: ck_conventions §5."""
+STREAMK_FP32_EXCLUDED_PIPELINES = (Pipeline.BASIC_ASYNC_V1, Pipeline.COMP_ASYNC)
+"""The async pipelines stream-K does not run in fp32. Source: ck_conventions §4."""
+
+
+def pipeline_runs_direction(pipeline: Pipeline, direction: Direction) -> bool:
+    """compv5 is forward only."""
+    return direction is Direction.FWD or pipeline not in FORWARD_ONLY_PIPELINES
+
+
+def scheduler_runs_pipeline(scheduler: Scheduler, pipeline: Pipeline) -> bool:
+    """The interwave scheduler runs only with compv1 (basic_v1) and mem."""
+    return scheduler is not Scheduler.INTERWAVE or pipeline in INTERWAVE_PIPELINES
+
+
+def needs_double_smem_buffer(pipeline: Pipeline) -> bool:
+    """compv4 always double-buffers shared memory."""
+    return pipeline in DOUBLE_SMEM_BUFFER_PIPELINES
+
+
+def specialization_runs_direction(specialization: Specialization, direction: Direction) -> bool:
+    """Forward kernels have every specialisation, backward ones only ``BACKWARD_SPECIALIZATIONS``."""
+    return direction is Direction.FWD or specialization in BACKWARD_SPECIALIZATIONS
+
+
+def two_stage_runs_direction(direction: Direction) -> bool:
+    """two_stage is a backward-weight feature."""
+    return direction is Direction.BWD_WEIGHT
+
+
+def streamk_runs_direction(direction: Direction) -> bool:
+    """Stream-K is a backward-weight feature."""
+    return direction is Direction.BWD_WEIGHT
+
+
+def streamk_runs_pipeline(dtype: DataType, pipeline: Pipeline) -> bool:
+    """Stream-K with fp32 does not run the async pipelines."""
+    return dtype is not DataType.FP32 or pipeline not in STREAMK_FP32_EXCLUDED_PIPELINES
+
+
+def tile_splits(tile: int, waves: int, warp_tile: int) -> bool:
+    """One block-tile dimension is a whole number of waves x warp-tile steps."""
+    return tile % (waves * warp_tile) == 0
 
 
 # --- implicit GEMM --------------------------------------------------------------------------------------
@@ -131,7 +196,7 @@ def _tile_divisible(c: KernelConfig, arch: ArchSpec) -> str | None:
         ("n", c.tile_n, c.wave_n, c.warp_tile_n),
         ("k", c.tile_k, c.wave_k, c.warp_tile_k),
     ):
-        if tile % (waves * warp):
+        if not tile_splits(tile, waves, warp):
             return f"tile_{axis} {tile} is not a multiple of wave_{axis} x warp_tile_{axis} = {waves}x{warp}"
     return None
 
@@ -231,35 +296,36 @@ def _register_budget(c: KernelConfig, arch: ArchSpec) -> str | None:
 
 def _compv5_forward_only(c: KernelConfig, arch: ArchSpec) -> str | None:
     """compv5 is forward only. Source: ck_conventions §5; upstream ``grouped_config_rules_default.py``."""
-    if c.pipeline is Pipeline.COMPV5 and c.direction is not Direction.FWD:
-        return f"pipeline compv5 is forward only, not {c.direction.value}"
+    if not pipeline_runs_direction(c.pipeline, c.direction):
+        return f"pipeline {c.pipeline.value} is forward only, not {c.direction.value}"
     return None
 
 
 def _interwave_pipeline(c: KernelConfig, arch: ArchSpec) -> str | None:
     """The interwave scheduler runs only with compv1 (basic_v1) and mem. Source: ck_conventions §5."""
-    if c.scheduler is Scheduler.INTERWAVE and c.pipeline not in (Pipeline.BASIC_V1, Pipeline.MEM):
-        return f"scheduler interwave needs pipeline compv1 or mem, not {c.pipeline.value}"
+    if not scheduler_runs_pipeline(c.scheduler, c.pipeline):
+        accepted = " or ".join(p.value for p in INTERWAVE_PIPELINES)
+        return f"scheduler {c.scheduler.value} needs pipeline {accepted}, not {c.pipeline.value}"
     return None
 
 
 def _compv4_double_smem_buffer(c: KernelConfig, arch: ArchSpec) -> str | None:
     """compv4 always double-buffers shared memory. Source: ck_conventions §1 and §5 (compv4 implies dsb)."""
-    if c.pipeline is Pipeline.COMPV4 and not c.double_smem_buffer:
-        return "pipeline compv4 requires double_smem_buffer"
+    if needs_double_smem_buffer(c.pipeline) and not c.double_smem_buffer:
+        return f"pipeline {c.pipeline.value} requires double_smem_buffer"
     return None
 
 
 def _two_stage_direction(c: KernelConfig, arch: ArchSpec) -> str | None:
     """two_stage is a backward-weight feature. Source: ck_conventions §1 (``two_stage`` (bwd_weight))."""
-    if c.two_stage and c.direction is not Direction.BWD_WEIGHT:
+    if c.two_stage and not two_stage_runs_direction(c.direction):
         return f"two_stage is bwd_weight only, not {c.direction.value}"
     return None
 
 
 def _streamk_direction(c: KernelConfig, arch: ArchSpec) -> str | None:
     """Stream-K is a backward-weight feature. Source: ck_conventions §1 (streamk_* (bwd_weight only))."""
-    if c.streamk_enabled and c.direction is not Direction.BWD_WEIGHT:
+    if c.streamk_enabled and not streamk_runs_direction(c.direction):
         return f"stream-K is bwd_weight only, not {c.direction.value}"
     return None
 
@@ -277,8 +343,7 @@ def _streamk_fields(c: KernelConfig, arch: ArchSpec) -> str | None:
 def _streamk_fp32_async(c: KernelConfig, arch: ArchSpec) -> str | None:
     """Stream-K with fp32 does not run the async pipelines. Source: ck_conventions §4 (upstream skips native
     stream-K lines with fp32 and an async pipeline)."""
-    async_pipelines = (Pipeline.BASIC_ASYNC_V1, Pipeline.COMP_ASYNC)
-    if c.streamk_enabled and c.dtype.value == "fp32" and c.pipeline in async_pipelines:
+    if c.streamk_enabled and not streamk_runs_pipeline(c.dtype, c.pipeline):
         return f"stream-K fp32 does not support pipeline {c.pipeline.value}"
     return None
 
@@ -298,11 +363,10 @@ def _explicit_gemm(c: KernelConfig, arch: ArchSpec) -> str | None:
 
 def _backward_specialization(c: KernelConfig, arch: ArchSpec) -> str | None:
     """Backward kernels specialize only default and filter1x1_stride1_pad0. Source: ck_conventions §5."""
-    allowed = (Specialization.DEFAULT, Specialization.FILTER1X1_STRIDE1_PAD0)
-    if c.direction is not Direction.FWD and c.specialization not in allowed:
+    if not specialization_runs_direction(c.specialization, c.direction):
+        accepted = ", ".join(s.value for s in BACKWARD_SPECIALIZATIONS)
         return (
-            f"specialization {c.specialization.value} is forward only; {c.direction.value} accepts "
-            "default, filter1x1_stride1_pad0"
+            f"specialization {c.specialization.value} is forward only; {c.direction.value} accepts {accepted}"
         )
     return None
 

@@ -1,6 +1,7 @@
 """tiledispatch rule sets: the six rule sets of ck_conventions §5 and the legacy CK Builder ``.conf`` parser.
 
-Public API (used by ``python -m generators`` and ``generators.build_api``)::
+Public API (used by the driver layer: ``driver.cli``, behind ``python -m generators``, and
+``driver.build_api``)::
 
     from rulesets import RULESET_NAMES, RulesetRequest, RulesetResult, enumerate_ruleset
     result = enumerate_ruleset(RulesetRequest.build(ruleset="full", direction="fwd", dtype="fp16", ndim=2))

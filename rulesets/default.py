@@ -3,8 +3,9 @@
 Seventeen tiles common to all three directions (ten with tile_k 32, five with tile_k 64 and two 16-wide
 ones for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), the first wave strategy of
 ``PREFERRED_WAVES`` that yields a warp tile; fwd on compv3 and compv4 (compv4 kept where the arch accepts
-it), backward on compv3 and mem, bwd_weight also with two-stage on and off. fp16 and bf16 add ping-pong
-(num_wave_groups 2) twins of the ``PING_PONG_TILES``.
+it), backward on compv3 and mem, and two-stage on and off where the direction has it (bwd_weight;
+``generators.validity.two_stage_runs_direction``). fp16 and bf16 add ping-pong (num_wave_groups 2) twins of
+the ``PING_PONG_TILES``.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 
 from generators.config import KernelConfig
 from generators.enums import DataType, Direction, Pipeline
+from generators.validity import two_stage_runs_direction
 from rulesets import space
 from rulesets.full import build_config, wave_warp_choices
 from rulesets.space import PipelineChoice
@@ -47,6 +49,7 @@ DEFAULT_PIPELINES = {
 def default_configs(
     direction: Direction, dtype: DataType, ndim: int, convention: WarpTileKConvention
 ) -> Iterator[KernelConfig]:
+    two_stage_values = (False, True) if two_stage_runs_direction(direction) else (False,)
     ping_pong = PING_PONG_TILES if dtype is not DataType.FP32 else ()
     variants = [(tile, 1) for tile in COMMON_TILES] + [(tile, 2) for tile in ping_pong]
     for tile, wave_groups in variants:
@@ -56,7 +59,7 @@ def default_configs(
         if waves is None:
             continue
         for choice in DEFAULT_PIPELINES[direction]:
-            for two_stage in two_stage_values(direction):
+            for two_stage in two_stage_values:
                 yield build_config(
                     direction,
                     dtype,
@@ -68,8 +71,3 @@ def default_configs(
                     two_stage=two_stage,
                     num_wave_groups=wave_groups,
                 )
-
-
-def two_stage_values(direction: Direction) -> tuple[bool, ...]:
-    """bwd_weight with two-stage on and off; the other directions have no two-stage."""
-    return (False, True) if direction is Direction.BWD_WEIGHT else (False,)

@@ -11,7 +11,8 @@ Varying one axis at a time around the core keeps ``full`` enumerable in well und
 tile, wave strategy, pipeline, specialisation, vector strategy and family value occurs.
 
 The warp-tile rule: M,N 32x32 when the per-wave tile is >= 32 and a multiple of 32 in M and N, else 16x16;
-a wave strategy whose per-wave tile is not a multiple of 16 yields no warp tile and so no configuration.
+a wave strategy whose per-wave tile is not a multiple of 16 yields no warp tile, and one whose tile M or N is
+not a whole number of wave x warp-tile steps (``generators.validity.tile_splits``) none either.
 ``warp_tile_k = min(max(k1, k_mfma), tile_k)`` with ``k1 = 4 if tile_k <= 16 else 8``.
 
 ``full`` also holds every configuration of the legacy lists (``profiler`` and ``tests``): CK defines ``full``
@@ -33,10 +34,11 @@ vec 16, run as two 16-byte accesses.)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from generators.config import AnyConfig, DepthwiseConfig, KernelConfig
 from generators.enums import DataType, Direction, Specialization
+from generators.validity import specialization_runs_direction, streamk_runs_pipeline, tile_splits
 from rulesets import space
 from rulesets.space import PipelineChoice, Tile, VectorStrategy
 from rulesets.warp_tile import WarpTileKConvention, k_mfma, rule_k1, warp_tile_k
@@ -69,12 +71,12 @@ def wave_warp_choices(tile: Tile, dtype: DataType, convention: WarpTileKConventi
     tile_m, tile_n, tile_k = tile
     choices: list[WaveWarp] = []
     for waves in space.WAVE_STRATEGIES.values():
-        if tile_m % waves[0] or tile_n % waves[1]:
-            continue
         warp_m, warp_n = _warp_mn(tile_m // waves[0]), _warp_mn(tile_n // waves[1])
         if warp_m is None or warp_n is None:
             continue
         side = min(warp_m, warp_n)
+        if not (tile_splits(tile_m, waves[0], side) and tile_splits(tile_n, waves[1], side)):
+            continue
         kmfma = k_mfma(dtype, side, side, convention)
         if kmfma is None:
             continue
@@ -83,14 +85,16 @@ def wave_warp_choices(tile: Tile, dtype: DataType, convention: WarpTileKConventi
 
 
 def specializations_for(direction: Direction, tile: Tile) -> tuple[Specialization, ...]:
-    """§5: fwd tile_k 8 default only; fwd adds filter3x3 on small tiles; backward default + 1x1/s1/p0."""
-    if direction is not Direction.FWD:
-        return space.BACKWARD_SPECIALIZATIONS
-    if tile[2] == 8:
+    """§5: fwd tile_k 8 default only; filter3x3 only on small tiles; of the rest, those the direction has
+    (``generators.validity.specialization_runs_direction``: backward default + 1x1/s1/p0). Default first."""
+    if direction is Direction.FWD and tile[2] == 8:
         return (Specialization.DEFAULT,)
-    if tile[0] * tile[1] <= space.FILTER3X3_MAX_TILE_AREA:
-        return (*space.FORWARD_SPECIALIZATIONS, Specialization.FILTER3X3)
-    return space.FORWARD_SPECIALIZATIONS
+    small = tile[0] * tile[1] <= space.FILTER3X3_MAX_TILE_AREA
+    return tuple(
+        spec
+        for spec in space.SPECIALIZATIONS
+        if (small or spec is not Specialization.FILTER3X3) and specialization_runs_direction(spec, direction)
+    )
 
 
 def build_config(
@@ -144,22 +148,29 @@ def _core(
                 yield build_config(direction, dtype, ndim, tile, wave_warp, base_pipeline, vector)
 
 
+def _variant_runs(dtype: DataType, choice: PipelineChoice, variant: Mapping[str, object]) -> bool:
+    """Whether a family variant can run on the pipeline (stream-K: ``streamk_runs_pipeline``)."""
+    return not variant.get("streamk_enabled") or streamk_runs_pipeline(dtype, choice.pipeline)
+
+
 def _families(
     direction: Direction, dtype: DataType, ndim: int, convention: WarpTileKConvention
 ) -> Iterator[KernelConfig]:
     for family in space.FAMILIES:
         if direction not in family.directions:
             continue
-        excluded = {pipeline for ex_dtype, pipeline, _ in family.excluded if ex_dtype is dtype}
+        runs = [
+            (choice, variant)
+            for choice in family.pipelines
+            for variant in family.variants
+            if _variant_runs(dtype, choice, variant)
+        ]
         for tile in family.tiles:
             for wave_warp in wave_warp_choices(tile, dtype, convention):
-                for choice in family.pipelines:
-                    if choice.pipeline in excluded:
-                        continue
-                    for variant in family.variants:
-                        yield build_config(
-                            direction, dtype, ndim, tile, wave_warp, choice, space.BASE_VECTOR, **variant
-                        )
+                for choice, variant in runs:
+                    yield build_config(
+                        direction, dtype, ndim, tile, wave_warp, choice, space.BASE_VECTOR, **variant
+                    )
 
 
 def _depthwise(dtype: DataType) -> Iterator[DepthwiseConfig]:

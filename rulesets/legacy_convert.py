@@ -9,7 +9,9 @@ Skip rules are upstream's converter behaviour (not arch validity, which is ``gen
 apply to backward XDL lines only: odd vector widths other than 1; a tile dimension wider than one 64-lane
 wave covers with its vector (``tile_m > 64*vec_a`` -- bwd_data reads A along tile_k -- or
 ``tile_n > 64*vec_b``); bwd_data vectors wider than a thread's share of the tile; native stream-K with fp32
-and an async pipeline; bwd_weight basic_v2. Every skip carries its reason.
+and an async pipeline (asked of ``generators.validity.streamk_runs_pipeline``, the one statement of that
+rule: skipped here, as upstream's converter does, rather than rejected); bwd_weight basic_v2. Every skip
+carries its reason.
 
 Native lines are taken as they are, with two upstream behaviours made explicit as notes: the file name
 decides ndim, layout and dtype (``generate_instances.py`` never reads a native line's NDim, layout or type
@@ -34,6 +36,7 @@ from generators.enums import (
     Specialization,
     StreamKReduction,
 )
+from generators.validity import streamk_runs_pipeline
 from rulesets.conf_lines import DepthwiseLine, LegacyFormat, LegacyLine, LineFormatError, NativeLine, XdlLine
 from rulesets.legacy_files import LegacyFileName
 from rulesets.warp_tile import WarpTileKConvention, k_mfma, warp_tile_k
@@ -60,7 +63,6 @@ _VERSION_PIPELINES = MappingProxyType(
     }
 )
 _DIRECT_LOAD_PIPELINES = MappingProxyType({"v1": Pipeline.BASIC_ASYNC_V1, "v4": Pipeline.MEM})
-_ASYNC_PIPELINES = frozenset({Pipeline.BASIC_ASYNC_V1, Pipeline.COMP_ASYNC})
 
 
 class Conversion(BaseModel):
@@ -210,7 +212,7 @@ def _canonical_native(line: NativeLine, file: LegacyFileName, dtype: DataType) -
 def _convert_native(line: NativeLine, file: LegacyFileName, dtype: DataType) -> Conversion:
     f = line.fields
     direction = file.direction
-    if f.streamk_enabled and dtype is DataType.FP32 and f.pipeline in _ASYNC_PIPELINES:
+    if f.streamk_enabled and not streamk_runs_pipeline(dtype, f.pipeline):
         return _skip(
             f"stream-K with fp32 and async pipeline {f.pipeline.value} (upstream: not supported yet)"
         )

@@ -1,8 +1,12 @@
 """The rule-derived configuration space of ck_conventions §5 as DATA: tiles, wave and vector strategies,
-pipeline/scheduler pairs, specialisations and the feature families. ``rulesets.full`` enumerates it.
+pipelines, specialisations and the feature families. ``rulesets.full`` enumerates it.
 
-What is here is what upstream's ``full`` varies; nothing here decides legality on an arch (that is
-``generators.validity``). Upstream rules that NVIDIA's arch spec rejects are listed in ``rulesets.full``.
+What is here is what upstream's ``full`` varies; nothing here decides legality (that is
+``generators.validity``). Where the enumeration leaves out a combination that could never be valid (here:
+compv5 backward, interwave beyond compv1 and mem, compv4 without its double buffer; in ``rulesets.full``:
+backward specialisations, stream-K fp32 on async pipelines), it asks the validity module's predicates
+(``pipeline_runs_direction``, ``scheduler_runs_pipeline``, ...), so a rule is stated once. Upstream rules that
+NVIDIA's arch spec rejects are listed in ``rulesets.full``.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from generators.enums import DataType, Direction, Pipeline, Scheduler, Specialization, StreamKReduction
+from generators.validity import needs_double_smem_buffer, pipeline_runs_direction, scheduler_runs_pipeline
 
 Tile = tuple[int, int, int]
 """(tile_m, tile_n, tile_k)"""
@@ -81,60 +86,65 @@ MAX_VECTOR_WIDTH: MappingProxyType[DataType, int] = MappingProxyType(
 
 @dataclass(frozen=True)
 class PipelineChoice:
-    """A (pipeline, scheduler) pair; compv4 always carries the double shared-memory buffer (§5)."""
+    """A (pipeline, scheduler) pair, with the double shared-memory buffer where the pipeline needs one
+    (compv4; ``generators.validity.needs_double_smem_buffer``)."""
 
     pipeline: Pipeline
     scheduler: Scheduler = Scheduler.INTRAWAVE
 
     @property
     def double_smem_buffer(self) -> bool:
-        return self.pipeline is Pipeline.COMPV4
+        return needs_double_smem_buffer(self.pipeline)
 
 
-# Upstream's eight pipelines (interwave only with basic_v1 and mem); basic_v2 and wavelet are not in full.
-_ALL_PIPELINES = (
-    PipelineChoice(Pipeline.BASIC_V1),
-    PipelineChoice(Pipeline.BASIC_V1, Scheduler.INTERWAVE),
-    PipelineChoice(Pipeline.MEM),
-    PipelineChoice(Pipeline.MEM, Scheduler.INTERWAVE),
-    PipelineChoice(Pipeline.COMPV3),
-    PipelineChoice(Pipeline.COMPV4),
-    PipelineChoice(Pipeline.COMPV5),
-    PipelineChoice(Pipeline.COMPV6),
-    PipelineChoice(Pipeline.BASIC_ASYNC_V1),
-    PipelineChoice(Pipeline.COMP_ASYNC),
+FULL_PIPELINES = (
+    Pipeline.BASIC_V1,
+    Pipeline.MEM,
+    Pipeline.COMPV3,
+    Pipeline.COMPV4,
+    Pipeline.COMPV5,
+    Pipeline.COMPV6,
+    Pipeline.BASIC_ASYNC_V1,
+    Pipeline.COMP_ASYNC,
 )
-# compv5 is forward only (§5).
+"""Upstream's eight pipelines; basic_v2 and wavelet are not in full."""
+
+
+def pipeline_choices(direction: Direction, pipelines: tuple[Pipeline, ...]) -> tuple[PipelineChoice, ...]:
+    """Every (pipeline, scheduler) pair of ``pipelines`` that the validity predicates let run ``direction``
+    (compv5 forward only; interwave only with compv1 and mem), in pipeline then scheduler order."""
+    return tuple(
+        PipelineChoice(pipeline, scheduler)
+        for pipeline in pipelines
+        if pipeline_runs_direction(pipeline, direction)
+        for scheduler in Scheduler
+        if scheduler_runs_pipeline(scheduler, pipeline)
+    )
+
+
 PIPELINES: MappingProxyType[Direction, tuple[PipelineChoice, ...]] = MappingProxyType(
-    {
-        Direction.FWD: _ALL_PIPELINES,
-        Direction.BWD_DATA: tuple(p for p in _ALL_PIPELINES if p.pipeline is not Pipeline.COMPV5),
-        Direction.BWD_WEIGHT: tuple(p for p in _ALL_PIPELINES if p.pipeline is not Pipeline.COMPV5),
-    }
+    {direction: pipeline_choices(direction, FULL_PIPELINES) for direction in Direction}
 )
 BASE_PIPELINE = PipelineChoice(Pipeline.COMPV3)
 
+SPECIALIZATIONS = tuple(Specialization)
+"""Every specialisation, default first; ``rulesets.full.specializations_for`` narrows them per tile and
+direction."""
 FILTER3X3_MAX_TILE_AREA = 4096
-BACKWARD_SPECIALIZATIONS = (Specialization.DEFAULT, Specialization.FILTER1X1_STRIDE1_PAD0)
-FORWARD_SPECIALIZATIONS = (
-    Specialization.DEFAULT,
-    Specialization.FILTER1X1_PAD0,
-    Specialization.FILTER1X1_STRIDE1_PAD0,
-)
 
 
 @dataclass(frozen=True)
 class Family:
-    """A feature family: tiles on which ``features`` (KernelConfig field values) are set, on the base pipeline
-    unless ``pipelines`` says otherwise, for ``directions``; ``excluded`` lists (dtype, pipeline) pairs with
-    the reason upstream leaves them out."""
+    """A feature family: tiles on which ``variants`` (KernelConfig field values) are set, on the base
+    pipeline unless ``pipelines`` says otherwise, for ``directions``. A (pipeline, variant) pair that the
+    validity predicates refuse for a dtype (stream-K fp32 on async pipelines) is left out by
+    ``rulesets.full``, not listed here."""
 
     name: str
     directions: tuple[Direction, ...]
     tiles: tuple[Tile, ...]
     variants: tuple[MappingProxyType[str, object], ...]
     pipelines: tuple[PipelineChoice, ...] = (BASE_PIPELINE,)
-    excluded: tuple[tuple[DataType, Pipeline, str], ...] = ()
 
 
 def _variants(*dicts: dict[str, object]) -> tuple[MappingProxyType[str, object], ...]:
@@ -194,9 +204,6 @@ FAMILIES = (
             PipelineChoice(Pipeline.BASIC_V1),
             PipelineChoice(Pipeline.MEM),
             PipelineChoice(Pipeline.BASIC_ASYNC_V1),
-        ),
-        excluded=(
-            (DataType.FP32, Pipeline.BASIC_ASYNC_V1, "stream-K with fp32 and async: upstream not supported"),
         ),
     ),
 )

@@ -1,11 +1,11 @@
 """SCons tool: one generate step per direction, with every output declared before the build starts.
 
-The emitter asks ``generators.build_api.plan(request)`` for the relative paths the generator will write
+The emitter asks ``driver.build_api.plan(request)`` for the relative paths the generator will write
 (headers, units, register file, expected list) and declares them all as targets of one node; the action calls
-``generators.build_api.generate(request, out_dir, configs)`` in-process and checks it wrote exactly the plan.
+``driver.build_api.generate(request, out_dir, configs)`` in-process and checks it wrote exactly the plan.
 When the emitter had to enumerate the rule set (plan not memoized), it hands those configurations to the
-action through the target node, so a rule change costs one enumeration, not two. The
-generator's own sources and templates, the rule sets, the legacy .conf files and the versions of the Python
+action through the target node, so a rule change costs one enumeration, not two. The generator's own
+sources and templates, the driver, the rule sets, the legacy .conf files and the versions of the Python
 packages the generator runs on are sources of that node, so any of them changing reruns the generator; the
 generator leaves files whose bytes would not change untouched (the targets are Precious, so SCons does not
 delete them first), and only units whose content changed recompile.
@@ -35,7 +35,7 @@ from tiledispatch_build.plan_memo import PlanMemo, load_memo, outputs_intact, re
 from generators.atomic_files import remove_stale_temporaries
 
 # Folders of the repository whose content decides what the generator writes.
-GENERATOR_INPUT_DIRS = ("generators", "rulesets")
+GENERATOR_INPUT_DIRS = ("driver", "generators", "rulesets")
 GENERATOR_PACKAGES = ("pydantic", "pydantic-core", "jinja2", "markupsafe")
 
 
@@ -201,10 +201,10 @@ def _generate_method(env: Environment, direction: str) -> list[Node]:
 
 
 def generate(env: Environment) -> None:
-    # The build runs the generators in-process; site_scons/site_init.py keeps the repository root on
+    # The build runs the driver's build API in-process; site_scons/site_init.py keeps the repository root on
     # sys.path for the whole build (SCons restores sys.path after reading the SConstruct and each tool).
     try:
-        env["TD_BUILD_API"] = importlib.import_module("generators.build_api")
+        env["TD_BUILD_API"] = importlib.import_module("driver.build_api")
     except ImportError as error:
         print(f"scons: *** the generator API is not importable: {error}", file=sys.stderr)
         Exit(2)

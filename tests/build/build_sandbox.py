@@ -1,7 +1,8 @@
 """Build-test helpers: a throw-away copy of the build rules over a synthetic repository and a fake nvcc.
 
 The sandbox holds the real ``SConstruct`` and ``site_scons/`` and, from ``fixture_repo/``, a stand-in
-generator (same ``build_api`` contract), two kernel-template headers, one runtime and one profiler source, and
+driver (``driver/build_api.py``, same contract as the real ``driver.build_api``), two kernel-template headers,
+one runtime and one profiler source, and
 a fake CUDA root whose ``bin/nvcc`` records each call (``calls.log``) and its environment (``env.log``) and
 writes outputs derived from its inputs. Builds take well under a second, so every incremental behaviour
 gets its own test.
@@ -87,7 +88,7 @@ def make_sandbox(path: Path) -> Sandbox:
     return Sandbox(path)
 
 
-REAL_SOURCES = ("generators", "rulesets", "instances", "profiler")
+REAL_SOURCES = ("driver", "generators", "rulesets", "instances", "profiler")
 LEGACY_DIR = REPO_ROOT.parent / "shared" / "legacy" / "ck_builder_configs"
 
 

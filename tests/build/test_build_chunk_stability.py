@@ -19,7 +19,7 @@ pytestmark = pytest.mark.build
 CONF = Path("forward/tests/nhwgc_fp16.conf")
 SELECTION = ("ruleset=tests", "directions=fwd", "dtypes=fp16", "ndims=2")
 NAMES_SCRIPT = (
-    "import sys; from generators.build_api import GenerateRequest, collect_configs; "
+    "import sys; from driver.build_api import GenerateRequest, collect_configs; "
     "r = GenerateRequest(ruleset='tests', direction='fwd', dtypes=('fp16',), ndims=(2,), "
     "legacy_dir=sys.argv[1]); print('\\n'.join(c.name for c in collect_configs(r)))"
 )

@@ -75,7 +75,7 @@ def test_generated_files_are_byte_identical_across_checkouts(tmp_path: Path) -> 
 def test_check_fails_when_an_expected_instance_is_missing(built: Sandbox) -> None:
     # A generator that predicts an instance no unit builds: the profiler's verification must catch it, and the
     # edit to the generator's source alone must be enough to rerun generation and the check.
-    api = built.root / "generators" / "build_api.py"
+    api = built.root / "driver" / "build_api.py"
     api.write_text(api.read_text().replace("expected = sorted(", 'expected = ["kfwd_not_built"] + sorted('))
     run = built.scons("check", check=False)
     assert run.returncode != 0

@@ -17,7 +17,7 @@ from build_sandbox import REPO_ROOT
 
 pytestmark = pytest.mark.build
 
-COPIED = ("SConstruct", "site_scons", "generators", "rulesets", "instances")
+COPIED = ("SConstruct", "site_scons", "driver", "generators", "rulesets", "instances")
 LEGACY_DIR = REPO_ROOT.parent / "shared" / "legacy" / "ck_builder_configs"
 SELECTION = ("ruleset=tiny", "dtypes=fp16", "ndims=2", "chunk=1", f"legacy_dir={LEGACY_DIR}")
 TEMPLATE = Path("instances/include/tiledispatch/kernels/implicit_gemm_instance.hpp")

@@ -1,7 +1,7 @@
 """Fuzz-style probes of ``python -m generators`` (issue 11).
 
 The listed probes run the real command line (a subprocess, time-bounded); the generated ones (random option
-values from a fixed seed) call ``generators.cli.main`` in-process, which is what the command runs, so that
+values from a fixed seed) call ``driver.cli.main`` in-process, which is what the command runs, so that
 many cost seconds, not minutes. Each ends in a correct result (0; 1 for a parity report that is not ok) or
 in one ``python -m generators: error:`` line naming the bad value and status 2.
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from fuzz_support import SEED, TIMEOUT_S, Ended, assert_no_crash, assert_one_line_error, run_bounded
 
-from generators import cli
+from driver import cli
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LEGACY_DIR = REPO_ROOT.parent / "shared" / "legacy" / "ck_builder_configs"

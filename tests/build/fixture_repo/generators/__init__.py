@@ -1,1 +1,2 @@
-"""A stand-in generator package for the build tests: same build_api contract, trivial kernels."""
+"""The generators package of the build-test sandbox: only ``atomic_files`` (copied in by
+``build_sandbox.make_sandbox``), which the build tools write through."""

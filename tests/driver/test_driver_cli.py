@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from generators.build_api import GenerateRequest, generate, plan
-from generators.cli import main
+from driver.build_api import GenerateRequest, generate, plan
+from driver.cli import main
 from generators.naming import parse_kernel_name
 
 REPO = Path(__file__).resolve().parents[2]

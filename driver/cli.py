@@ -1,4 +1,5 @@
-"""``python -m generators {list,count,show,export-json,parity,generate}``.
+"""``python -m generators {list,count,show,export-json,parity,generate}`` (entry point:
+``generators/__main__.py``, which only calls ``main`` here).
 
 Bad input never gets a traceback: an unknown option or value, or one given twice, prints one line naming it
 and what is accepted and exits 2; a missing or empty legacy directory, a bad legacy line (file and line) or an
@@ -11,18 +12,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from driver.build_api import GenerateRequest, generate
 from generators.arch import ARCH_NAMES, DEFAULT_ARCH
-from generators.build_api import DEFAULT_LEGACY_DIR, GenerateRequest, generate
 from generators.chunking import DEFAULT_CHUNK
 from generators.config import DepthwiseConfig, KernelConfig
 from generators.emit import sorted_by_name, write_files
 from generators.enums import DataType, Direction
 from generators.naming import parse_kernel_name
 from generators.validity import validate
+from rulesets import DEFAULT_LEGACY_DIR, RULESET_NAMES, RulesetRequest, RulesetResult, enumerate_ruleset
+from rulesets.parity import build_report
 
 PROG = "python -m generators"
 NDIMS = (2, 3)
@@ -91,9 +94,7 @@ class _Selection:
         self.ndims = [int(n) for n in _choices(args.ndim, [str(n) for n in NDIMS], "ndim")]
 
 
-def _enumerate(selection: _Selection):
-    from rulesets import RulesetRequest, enumerate_ruleset
-
+def _enumerate(selection: _Selection) -> Iterator[tuple[Direction, DataType, int, RulesetResult]]:
     for direction in selection.directions:
         for dtype in selection.dtypes:
             for ndim in selection.ndims:
@@ -179,8 +180,6 @@ def _cmd_export_json(selection: _Selection, args: argparse.Namespace) -> int:
 
 
 def _cmd_parity(selection: _Selection, args: argparse.Namespace) -> int:
-    from rulesets.parity import build_report
-
     report = build_report(selection.legacy_dir, selection.arch)
     print(report.render())
     return 0 if report.ok else 1
@@ -216,11 +215,6 @@ COMMANDS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        from rulesets import RULESET_NAMES
-    except ImportError as error:
-        print(f"{PROG}: error: the rulesets package cannot be imported: {error}", file=sys.stderr)
-        return 2
     try:
         args = _parser(RULESET_NAMES).parse_args(argv)
         selection = _Selection(args, RULESET_NAMES)

@@ -1,8 +1,9 @@
 """The Python API SCons calls in-process (docs/architecture.md §2): ``plan`` and ``generate``.
 
-Configurations come from the rule sets (``rulesets.enumerate_ruleset``); the import is lazy so that the
-``generators`` package imports without ``rulesets``. Bad input (unknown rule set, dtype, arch, a missing
-legacy directory) raises ``ValueError`` with one line naming the bad value and the accepted ones.
+Configurations come from the rule sets (``rulesets.enumerate_ruleset``), files from the generators
+(``generators.emit``): the driver layer is the one place that joins the two. Bad input (unknown rule set,
+dtype, arch, a missing legacy directory) raises ``ValueError`` with one line naming the bad value and the
+accepted ones.
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ from generators.chunking import DEFAULT_CHUNK
 from generators.config import DepthwiseConfig, KernelConfig
 from generators.emit import plan_direction, prune_stale, render_direction, sorted_by_name, write_files
 from generators.enums import DataType, Direction
-
-DEFAULT_LEGACY_DIR = Path(__file__).resolve().parents[2] / "shared" / "legacy" / "ck_builder_configs"
+from rulesets import DEFAULT_LEGACY_DIR, RulesetRequest, enumerate_ruleset
 
 
 class GenerateRequest(BaseModel):
@@ -56,8 +56,6 @@ class GenerateRequest(BaseModel):
 
 def collect_configs(request: GenerateRequest) -> list[KernelConfig | DepthwiseConfig]:
     """Every configuration of the request, sorted by name (``DuplicateNameError`` on a repeated name)."""
-    from rulesets import RulesetRequest, enumerate_ruleset
-
     configs: list[KernelConfig | DepthwiseConfig] = []
     for dtype in request.dtypes:
         for ndim in request.ndims:

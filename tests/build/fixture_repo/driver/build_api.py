@@ -1,4 +1,4 @@
-"""Stand-in for ``generators.build_api`` (docs/architecture.md §2): plan() and generate() over text rules.
+"""Stand-in for ``driver.build_api`` (docs/architecture.md §2): plan() and generate() over text rules.
 
 A rule set is ``rulesets/<name>.txt`` with lines ``<direction> <dtype> <name> <template>``. Units are chunked
 by content: a unit ends after a name whose hash is divisible by 3 (or at ``chunk`` names), and is named after

@@ -1,0 +1,1 @@
+"""A stand-in driver package for the build tests: same build_api contract, trivial kernels."""
