@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from generators.arch import ArchSpec
 from generators.config import KernelConfig
-from generators.enums import DataType, Pipeline
+from generators.enums import DataType
 
 WARPGROUP_THREADS = 128
 MAX_STAGES = 8
@@ -21,25 +21,6 @@ SMEM_ALIGN = 1024
 """The 128-byte swizzle repeats every 1024 bytes: the operand ring starts on such a boundary."""
 BARRIER_BYTES = 2 * MAX_STAGES * 8
 """A full and an empty mbarrier (8 bytes each) per stage, for the deepest ring."""
-MAX_ACCUMULATORS = 128
-DOUBLE_FRAGMENT_PIPELINES = frozenset(
-    {Pipeline.COMPV4, Pipeline.COMPV6, Pipeline.COMP_ASYNC, Pipeline.WAVELET}
-)
-"""Pipelines that keep one wgmma batch in flight (warpgroup_wait<1>), as their first-generation counterparts
-double-buffer the MMA fragments."""
-ASYNC_PIPELINES = frozenset(
-    {
-        Pipeline.MEM,
-        Pipeline.COMPV3,
-        Pipeline.COMPV4,
-        Pipeline.COMPV5,
-        Pipeline.COMPV6,
-        Pipeline.BASIC_ASYNC_V1,
-        Pipeline.COMP_ASYNC,
-        Pipeline.WAVELET,
-    }
-)
-"""Pipelines whose first-generation strategy copies with cp.async into a ring (docs/pipelines.md)."""
 
 
 class HopperPlan(BaseModel):
@@ -70,7 +51,10 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
     wg_m = c.tile_m // consumers if along_m else c.tile_m
     wg_n = c.tile_n if along_m else c.tile_n // consumers
     stage_bytes = (c.tile_m + c.tile_n) * c.tile_k * c.dtype.size_bytes
-    min_stages = arch.smem_stages(c.pipeline, c.double_smem_buffer)
+    # The pipeline's first-generation strategy: its stages are the ring's minimum, a ring needs cp.async, and
+    # double-fragment pipelines keep one wgmma batch in flight (warpgroup_wait<1>).
+    strategy = arch.pipeline_strategy(c.pipeline, c.double_smem_buffer)
+    min_stages = strategy.stages
     fill = (arch.smem_per_block_bytes - BARRIER_BYTES - SMEM_ALIGN) // stage_bytes
     stages = min_stages if fill < min_stages else min(fill, MAX_STAGES)
     smem = SMEM_ALIGN + stages * stage_bytes + BARRIER_BYTES
@@ -81,7 +65,7 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
         (c.streamk_enabled, "stream-K"),
         (c.wave_k != 1, "wave_k > 1"),
         (c.num_wave_groups != 1, "num_wave_groups != 1"),
-        (c.pipeline not in ASYNC_PIPELINES or min_stages < 2, "a pipeline without a shared-memory ring"),
+        (not strategy.async_copy or min_stages < 2, "a pipeline without a shared-memory ring"),
         (wg_m % 64 != 0, "a warpgroup tile M that is not a multiple of 64"),
         (wg_n % 8 != 0 or wg_n > 256, "a warpgroup tile N outside 8..256 by 8"),
         (c.tile_k % 16 != 0, "tile_k not a multiple of 16"),
@@ -89,7 +73,10 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
             min(c.vector_size_a, c.vector_size_b) * c.dtype.size_bytes < 4,
             "2-byte operand vectors (no cp.async)",
         ),
-        (accumulators > MAX_ACCUMULATORS, "more than 128 accumulators per consumer thread"),
+        (
+            accumulators > arch.max_accumulators_per_thread,
+            f"more than {arch.max_accumulators_per_thread} accumulators per consumer thread",
+        ),
         (smem > arch.smem_per_block_bytes, "shared memory"),
     )
     for failed, reason in reasons:
@@ -103,5 +90,5 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
         stages=stages,
         smem_bytes=smem,
         accumulators_per_thread=accumulators,
-        batch_in_flight=c.pipeline in DOUBLE_FRAGMENT_PIPELINES,
+        batch_in_flight=strategy.fragment_double_buffer,
     )
