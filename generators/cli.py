@@ -1,4 +1,4 @@
-"""``python -m generators {list,count,show,export-json,parity,generate}``.
+"""``python -m generators {list,count,show,export-json,parity,generate,arch-header}``.
 
 Bad input never gets a traceback: an unknown option or value, or one given twice, prints one line naming it
 and what is accepted and exits 2; a missing or empty legacy directory, a bad legacy line (file and line) or an
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from generators.arch import ARCH_NAMES, DEFAULT_ARCH
-from generators.build_api import DEFAULT_LEGACY_DIR, GenerateRequest, generate
+from generators.build_api import DEFAULT_LEGACY_DIR, GenerateRequest, generate, generate_arch_header
 from generators.chunking import DEFAULT_CHUNK
 from generators.config import DepthwiseConfig, KernelConfig
 from generators.emit import sorted_by_name, write_files
@@ -72,6 +72,11 @@ def _parser(ruleset_names: Sequence[str]) -> _Parser:
     gen = commands.add_parser("generate", parents=[common], help="write the generated C++ file set")
     gen.add_argument("--out-dir", type=Path, required=True)
     gen.add_argument("--chunk", type=int, default=DEFAULT_CHUNK)
+    header = commands.add_parser(
+        "arch-header",
+        help="write tiledispatch/generated/arch_traits.hpp (all arches) for builds without SCons",
+    )
+    header.add_argument("--out-dir", type=Path, required=True)
     return parser
 
 
@@ -186,6 +191,19 @@ def _cmd_parity(selection: _Selection, args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _write_arch_header(out_dir: Path) -> None:
+    try:
+        generate_arch_header(out_dir)
+    except OSError as error:
+        raise UsageError(f"cannot write --out-dir {out_dir}: {error.strerror or error}") from None
+
+
+def _cmd_arch_header(args: argparse.Namespace) -> int:
+    _write_arch_header(args.out_dir)
+    print(f"arch header in {args.out_dir}")
+    return 0
+
+
 def _cmd_generate(selection: _Selection, args: argparse.Namespace) -> int:
     for direction in selection.directions:
         request = GenerateRequest.build(
@@ -202,6 +220,9 @@ def _cmd_generate(selection: _Selection, args: argparse.Namespace) -> int:
         except OSError as error:
             raise UsageError(f"cannot write --out-dir {args.out_dir}: {error.strerror or error}") from None
         print(f"{direction.value}: {len(written)} files in {args.out_dir}")
+    # The instance headers include the arch header: the generated directory is complete with it. It is
+    # written last, so that bad input (refused while the directions are generated) leaves no output.
+    _write_arch_header(args.out_dir)
     return 0
 
 
@@ -223,6 +244,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         args = _parser(RULESET_NAMES).parse_args(argv)
+        if args.command == "arch-header":  # no rule set, arch or legacy directory: it holds every arch
+            return _cmd_arch_header(args)
         selection = _Selection(args, RULESET_NAMES)
         return COMMANDS[args.command](selection, args)
     except UsageError as error:
