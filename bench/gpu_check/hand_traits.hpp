@@ -2,7 +2,8 @@
 // not built yet: every pipeline, both schedulers, both epilogues, every specialization, merged groups,
 // wave_k = 2, fp16/bf16/fp32, 2D/3D, the three directions, two-stage, explicit GEMM, split image, and two
 // configurations that are not implemented (stream-K, num_wave_groups 2) to show how they report.
-// Each TD_HAND line spells the traits struct of docs/architecture.md §2a, member by member.
+// Each TD_HAND line spells the traits struct of docs/architecture.md §2a, member by member; the hand sets are
+// built for sm_90a (run_gpu_check.sh), so their traits name it.
 #pragma once
 
 #include "tiledispatch/kernels/implicit_gemm_instance.hpp"
@@ -12,6 +13,7 @@
 #define TD_HAND_TRAITS(NAME, DIR, ND, DT, SPEC, TM, TN, TK, WM, WN, WK, WTM, WTN, WTK, VA, VB, VC, PIPE, SCHED, EPI, \
                        DSB, GM, TWO, EXPL, SPLIT, SK, RED, PERS, WG)                                          \
   struct NAME##_traits {                                                                                      \
+    static constexpr Arch kArch = Arch::kSm90a;                                                               \
     static constexpr ConvDirection kDirection = ConvDirection::DIR;                                           \
     static constexpr int kNDimSpatial = ND;                                                                   \
     static constexpr DataType kDataType = DataType::DT;                                                       \

@@ -26,19 +26,10 @@
 
 #include "tiledispatch/kernels/implicit_gemm_config.hpp"
 
-// The build defines TILEDISPATCH_SM90A for sm_90a targets (site_scons/tiledispatch_build/flags.py): the host
-// pass of nvcc cannot see the device target, and wgmma exists only on sm_90a.
-#if defined(TILEDISPATCH_SM90A)
-#define TD_SM90A_BUILD 1
-#else
-#define TD_SM90A_BUILD 0
-#endif
-
 namespace tiledispatch::kernels::sm90 {
 
 constexpr int kWarpgroupThreads = 128;
 constexpr int kMaxStages = 8;
-constexpr size_t kSmemLimitBytes = size_t(kArchSmemPerBlock);  // the target arch's opt-in maximum
 constexpr size_t kBarrierBytes = 2 * kMaxStages * 8;
 constexpr size_t kSmemAlign = 1024;  // the 128-byte swizzle repeats every 1024 bytes
 
@@ -68,6 +59,9 @@ constexpr auto make_gmma_smem_atom() {
 template <class Traits>
 struct Sm90Config {
   using Base = ImplicitGemmConfig<Traits>;  // addressing (View, Index), element types, the stage table
+  // The traits' arch: whether it has wgmma (the host pass cannot see the device target), and its limits.
+  using Target = typename Base::Target;
+  static constexpr size_t kSmemLimitBytes = Base::kSmemLimitBytes;
   using Index = typename Base::Index;
   using View = typename Base::View;
   using ElementGlobal = typename Base::ElementGlobal;
@@ -130,7 +124,7 @@ struct Sm90Config {
 
   // Why the Hopper path cannot build this configuration (empty when it can).
   static constexpr std::string_view not_buildable() {
-    if (!TD_SM90A_BUILD) return "the build does not target sm_90a";
+    if (!Target::kHasWgmma) return "the build does not target sm_90a";
     if (!Base::kImplemented) return Base::not_implemented();
     if (kDataType == DataType::kFp32) return "fp32 (TF32 wgmma reads K-major operands only)";
     if (Traits::kStreamK) return "stream-K";
@@ -141,7 +135,9 @@ struct Sm90Config {
     if (kWarpgroupTileN % 8 != 0 || kWarpgroupTileN > 256) return "a warpgroup tile N outside 8..256 by 8";
     if (kTileK % 16 != 0) return "tile_k not a multiple of 16";
     if (kVectorA * kElemBytes < 4 || kVectorB * kElemBytes < 4) return "2-byte operand vectors (no cp.async)";
-    if (kAccumulatorsPerThread > 128) return "more than 128 accumulators per consumer thread";
+    if (kAccumulatorsPerThread > Target::kMaxAccumulatorsPerThread) {
+      return "more than the arch's accumulator budget per consumer thread";
+    }
     if (kSmemBytes > kSmemLimitBytes) return "shared memory";
     return {};
   }
