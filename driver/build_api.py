@@ -1,4 +1,5 @@
-"""The Python API SCons calls in-process (docs/architecture.md §2): ``plan`` and ``generate``.
+"""The Python API SCons calls in-process (docs/architecture.md §2): ``plan`` and ``generate`` per direction,
+``generate_arch_header`` once per build (``ARCH_HEADER_PATH``, the same for every direction).
 
 Configurations come from the rule sets (``rulesets.enumerate_ruleset``), files from the generators
 (``generators.emit``): the driver layer is the one place that joins the two. Bad input (unknown rule set,
@@ -15,6 +16,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, PositiveInt, ValidationError, field_validator
 
 from generators.arch import ARCH_NAMES, DEFAULT_ARCH
+from generators.arch_header import ARCH_HEADER_PATH as ARCH_HEADER_PATH  # the SCons tool's target
+from generators.arch_header import arch_header_files
 from generators.chunking import DEFAULT_CHUNK
 from generators.config import DepthwiseConfig, KernelConfig
 from generators.emit import plan_direction, prune_stale, render_direction, sorted_by_name, write_files
@@ -98,3 +101,9 @@ def generate(
     written = write_files(Path(out_dir), files)
     prune_stale(Path(out_dir), request.direction, written)
     return written
+
+
+def generate_arch_header(out_dir: str | Path) -> list[str]:
+    """Write the arch header (``ARCH_HEADER_PATH``, every arch) under ``out_dir``, unless its bytes would not
+    change; returns its relative path in a list, as ``generate`` does."""
+    return write_files(Path(out_dir), arch_header_files())

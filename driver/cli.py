@@ -1,4 +1,4 @@
-"""``python -m generators {list,count,show,export-json,parity,generate}`` (entry point:
+"""``python -m generators {list,count,show,export-json,parity,generate,arch-header}`` (entry point:
 ``generators/__main__.py``, which only calls ``main`` here).
 
 Bad input never gets a traceback: an unknown option or value, or one given twice, prints one line naming it
@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from driver.build_api import GenerateRequest, generate
+from driver.build_api import GenerateRequest, generate, generate_arch_header
 from generators.arch import ARCH_NAMES, DEFAULT_ARCH
 from generators.chunking import DEFAULT_CHUNK
 from generators.config import DepthwiseConfig, KernelConfig
@@ -75,6 +75,11 @@ def _parser(ruleset_names: Sequence[str]) -> _Parser:
     gen = commands.add_parser("generate", parents=[common], help="write the generated C++ file set")
     gen.add_argument("--out-dir", type=Path, required=True)
     gen.add_argument("--chunk", type=int, default=DEFAULT_CHUNK)
+    header = commands.add_parser(
+        "arch-header",
+        help="write tiledispatch/generated/arch_traits.hpp (all arches) for builds without SCons",
+    )
+    header.add_argument("--out-dir", type=Path, required=True)
     return parser
 
 
@@ -185,6 +190,19 @@ def _cmd_parity(selection: _Selection, args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _write_arch_header(out_dir: Path) -> None:
+    try:
+        generate_arch_header(out_dir)
+    except OSError as error:
+        raise UsageError(f"cannot write --out-dir {out_dir}: {error.strerror or error}") from None
+
+
+def _cmd_arch_header(args: argparse.Namespace) -> int:
+    _write_arch_header(args.out_dir)
+    print(f"arch header in {args.out_dir}")
+    return 0
+
+
 def _cmd_generate(selection: _Selection, args: argparse.Namespace) -> int:
     for direction in selection.directions:
         request = GenerateRequest.build(
@@ -201,6 +219,9 @@ def _cmd_generate(selection: _Selection, args: argparse.Namespace) -> int:
         except OSError as error:
             raise UsageError(f"cannot write --out-dir {args.out_dir}: {error.strerror or error}") from None
         print(f"{direction.value}: {len(written)} files in {args.out_dir}")
+    # The instance headers include the arch header: the generated directory is complete with it. It is
+    # written last, so that bad input (refused while the directions are generated) leaves no output.
+    _write_arch_header(args.out_dir)
     return 0
 
 
@@ -217,6 +238,8 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser(RULESET_NAMES).parse_args(argv)
+        if args.command == "arch-header":  # no rule set, arch or legacy directory: it holds every arch
+            return _cmd_arch_header(args)
         selection = _Selection(args, RULESET_NAMES)
         return COMMANDS[args.command](selection, args)
     except UsageError as error:

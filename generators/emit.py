@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jinja2
 
+from generators.arch import ArchSpec, get_arch
 from generators.atomic_files import remove_stale_temporaries, write_if_changed
 from generators.chunking import DEFAULT_CHUNK, chunk_names
 from generators.config import DepthwiseConfig, KernelConfig
@@ -86,6 +87,19 @@ def plan_direction(names: Sequence[str], direction: Direction, chunk: int = DEFA
     return sorted(paths)
 
 
+def render_instance_header(
+    config: KernelConfig | DepthwiseConfig, arch: ArchSpec, registry: PluginRegistry | None = None
+) -> str:
+    """The instance header of ``config`` for ``arch`` (docs/architecture.md §2a): its plugin's template, the
+    traits naming the arch (``kArch``) whose limits the kernel is sized by."""
+    template = (registry or default_registry()).for_config(config).template
+    return (
+        template_environment()
+        .get_template(template)
+        .render(banner=banner(template), name=config.name, c=config, arch=arch)
+    )
+
+
 def render_direction(
     configs: Iterable[KernelConfig | DepthwiseConfig],
     direction: Direction,
@@ -95,6 +109,7 @@ def render_direction(
 ) -> dict[str, str]:
     """Every file of one direction: headers, units, the register file and the expected list."""
     plugins = registry or default_registry()
+    spec = get_arch(arch)
     ordered = sorted_by_name(configs)
     env = template_environment()
     files: dict[str, str] = {}
@@ -104,10 +119,7 @@ def render_direction(
         result = validate(config, arch)
         if not result.ok:
             raise ValueError(f"{config.name} is not valid on {arch}: {result.rule}: {result.message}")
-        plugin = plugins.for_config(config)
-        files[header_path(config.name)] = env.get_template(plugin.template).render(
-            banner=banner(plugin.template), name=config.name, c=config
-        )
+        files[header_path(config.name)] = render_instance_header(config, spec, plugins)
     names = [c.name for c in ordered]
     units = chunk_names(names, chunk)
     unit_template = env.get_template(UNIT_TEMPLATE)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from generators.arch import ArchSpec
 from generators.config import KernelConfig
-from generators.enums import DataType, Pipeline
+from generators.enums import DataType
 
 WARPGROUP_THREADS = 128
 MAX_STAGES = 8
@@ -23,25 +23,6 @@ RING_BARRIER_BYTES = 2 * MAX_STAGES * 8
 """A full and an empty mbarrier (8 bytes each) per stage, for the deepest ring."""
 ORDER_BARRIER_BYTES = 2 * 8
 """Ping-pong: one mbarrier per consumer warpgroup saying whose turn it is to multiply."""
-MAX_ACCUMULATORS = 128
-DOUBLE_FRAGMENT_PIPELINES = frozenset(
-    {Pipeline.COMPV4, Pipeline.COMPV6, Pipeline.COMP_ASYNC, Pipeline.WAVELET}
-)
-"""Pipelines that keep one wgmma batch in flight (warpgroup_wait<1>), as their first-generation counterparts
-double-buffer the MMA fragments."""
-ASYNC_PIPELINES = frozenset(
-    {
-        Pipeline.MEM,
-        Pipeline.COMPV3,
-        Pipeline.COMPV4,
-        Pipeline.COMPV5,
-        Pipeline.COMPV6,
-        Pipeline.BASIC_ASYNC_V1,
-        Pipeline.COMP_ASYNC,
-        Pipeline.WAVELET,
-    }
-)
-"""Pipelines whose first-generation strategy copies with cp.async into a ring (docs/pipelines.md)."""
 
 
 class HopperPlan(BaseModel):
@@ -76,7 +57,10 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
     wg_m = c.tile_m // tile_warpgroups if along_m else c.tile_m
     wg_n = c.tile_n if along_m else c.tile_n // tile_warpgroups
     stage_bytes = (c.tile_m + c.tile_n) * c.tile_k * c.dtype.size_bytes
-    min_stages = arch.smem_stages(c.pipeline, c.double_smem_buffer)
+    # The pipeline's first-generation strategy: its stages are the ring's minimum, a ring needs cp.async, and
+    # double-fragment pipelines keep one wgmma batch in flight (warpgroup_wait<1>).
+    strategy = arch.pipeline_strategy(c.pipeline, c.double_smem_buffer)
+    min_stages = strategy.stages
     barrier_bytes = RING_BARRIER_BYTES + (ORDER_BARRIER_BYTES if ping_pong else 0)
     fill = (arch.smem_per_block_bytes - barrier_bytes - SMEM_ALIGN) // stage_bytes
     stages = min_stages if fill < min_stages else min(fill, MAX_STAGES)
@@ -89,7 +73,7 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
         (c.wave_k != 1, "wave_k > 1"),
         (c.num_wave_groups > 2, "num_wave_groups above 2"),
         (ping_pong and consumers != 2, "ping-pong with fewer than 4 waves (one warpgroup)"),
-        (c.pipeline not in ASYNC_PIPELINES or min_stages < 2, "a pipeline without a shared-memory ring"),
+        (not strategy.async_copy or min_stages < 2, "a pipeline without a shared-memory ring"),
         (wg_m % 64 != 0, "a warpgroup tile M that is not a multiple of 64"),
         (wg_n % 8 != 0 or wg_n > 256, "a warpgroup tile N outside 8..256 by 8"),
         (c.tile_k % 16 != 0, "tile_k not a multiple of 16"),
@@ -97,7 +81,10 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
             min(c.vector_size_a, c.vector_size_b) * c.dtype.size_bytes < 4,
             "2-byte operand vectors (no cp.async)",
         ),
-        (accumulators > MAX_ACCUMULATORS, "more than 128 accumulators per consumer thread"),
+        (
+            accumulators > arch.max_accumulators_per_thread,
+            f"more than {arch.max_accumulators_per_thread} accumulators per consumer thread",
+        ),
         (smem > arch.smem_per_block_bytes, "shared memory"),
     )
     for failed, reason in reasons:
@@ -112,5 +99,5 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
         stages=stages,
         smem_bytes=smem,
         accumulators_per_thread=accumulators,
-        batch_in_flight=c.pipeline in DOUBLE_FRAGMENT_PIPELINES,
+        batch_in_flight=strategy.fragment_double_buffer,
     )

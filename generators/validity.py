@@ -226,8 +226,9 @@ def _vector_width(c: KernelConfig, arch: ArchSpec) -> str | None:
     Source: ck_conventions §1 (max vector width 8 / 4, i.e. 16 bytes); CK's legacy lists also hold fp16
     ScalarPerVector 16. cp.async and ld.global move at most 16 bytes, so a 32-byte vector is two accesses
     (``ImplicitGemmConfig::kAccessA``); the vector width remains the alignment a problem must have.
+    Limits: ``ArchSpec.max_vector_bytes`` / ``max_access_bytes``.
     """
-    widest = 2 * arch.max_vector_width(c.dtype)
+    widest = arch.max_vector_width(c.dtype)
     for operand, width in (("a", c.vector_size_a), ("b", c.vector_size_b), ("c", c.vector_size_c)):
         if not _is_pow2(width) or width > widest:
             return f"vector_size_{operand} {width} is not a power of two <= {widest} for {c.dtype.value}"
@@ -462,12 +463,12 @@ def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
 
 def _depthwise_vector_width(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
     """in_vec/out_vec are powers of two up to 16 bytes. Source: ck_conventions §1 (max vector width)."""
-    widest = arch.max_vector_width(c.dtype)
+    widest = arch.max_access_width(c.dtype)
     for field, width in (("in_vec", c.in_vec), ("out_vec", c.out_vec)):
         if not _is_pow2(width) or width > widest:
             return (
                 f"{field} {width} is not a power of two <= {widest} for {c.dtype.value} "
-                f"({width * c.dtype.size_bytes} bytes; the widest vector load is {arch.max_vector_bytes})"
+                f"({width * c.dtype.size_bytes} bytes; the widest vector load is {arch.max_access_bytes})"
             )
     return None
 

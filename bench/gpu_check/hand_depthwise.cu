@@ -1,7 +1,7 @@
 // Hand-written depthwise forward instances for the GPU check: the legacy `tests` lines (ngchw_depthwise.conf),
 // a selection of the `profiler` lines, 5x5 stride 2 and 7x7 (commented out upstream), every vector width
 // (1, 2, 4, 8), nbatch 1/2/4/8 and fp16/bf16/fp32. Each TD_HAND_DW line spells the traits of
-// docs/architecture.md §2a for a depthwise header.
+// docs/architecture.md §2a for a depthwise header, for sm_90a (what run_gpu_check.sh builds).
 #include <memory>
 #include <string_view>
 
@@ -10,6 +10,7 @@
 
 #define TD_HAND_DW(NAME, DT, TH, TW, F, SH, SW, PH, PW, NB, SUBH, SUBW, IV, OV) \
   struct NAME##_traits {                                                       \
+    static constexpr Arch kArch = Arch::kSm90a;                                \
     static constexpr DataType kDataType = DataType::DT;                        \
     static constexpr int kTileH = TH, kTileW = TW, kFilter = F;                \
     static constexpr int kStrideH = SH, kStrideW = SW, kPadH = PH, kPadW = PW; \

@@ -3,7 +3,8 @@
 // wave_k = 2, fp16/bf16/fp32, 2D/3D, the three directions, two-stage, explicit GEMM, split image, ping-pong
 // (num_wave_groups 2, Hopper path only), and a stream-K configuration that is not implemented, to show how
 // it reports.
-// Each TD_HAND line spells the traits struct of docs/architecture.md §2a, member by member.
+// Each TD_HAND line spells the traits struct of docs/architecture.md §2a, member by member; the hand sets are
+// built for sm_90a (run_gpu_check.sh), so their traits name it.
 #pragma once
 
 #include "tiledispatch/kernels/implicit_gemm_instance.hpp"
@@ -13,6 +14,7 @@
 #define TD_HAND_TRAITS(NAME, DIR, ND, DT, SPEC, TM, TN, TK, WM, WN, WK, WTM, WTN, WTK, VA, VB, VC, PIPE, SCHED, EPI, \
                        DSB, GM, TWO, EXPL, SPLIT, SK, RED, PERS, WG)                                          \
   struct NAME##_traits {                                                                                      \
+    static constexpr Arch kArch = Arch::kSm90a;                                                               \
     static constexpr ConvDirection kDirection = ConvDirection::DIR;                                           \
     static constexpr int kNDimSpatial = ND;                                                                   \
     static constexpr DataType kDataType = DataType::DT;                                                       \

@@ -14,7 +14,7 @@ CUDA=${CUDA_ROOT:-/usr/local/cuda}
 LEGACY=${LEGACY_DIR:-../shared/legacy/ck_builder_configs}
 NVCC="$CUDA/bin/nvcc"
 CUTE=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/cutlass_library/source/include
-FLAGS=(-std=c++17 -O3 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a -DTILEDISPATCH_SM90A -isystem "$CUTE" -Iinstances/include)
+FLAGS=(-std=c++17 -O3 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a -isystem "$CUTE" -Iinstances/include)
 status=0
 for ruleset in "$@"; do
   variant=build/$ruleset-sm_90a

@@ -2,14 +2,16 @@
 # One call on the GPU machine: build the reference self-check and the GPU check (hand-written instance set),
 # run both, then compute-sanitizer memcheck on a few problems. Logs go to $OUT (or build/gpu_check).
 # Usage (repository root): bash bench/gpu_check/run_gpu_check.sh [cutlass_include_dir]
+# (python3 must import the generators' packages, pydantic and jinja2: it writes the arch header the kernels read.)
 set -u -o pipefail
 ROOT=$(pwd)
 OUTDIR=${OUT:-$ROOT/build/gpu_check}
 mkdir -p "$OUTDIR" build/gpu_check
 CUTE=${1:-/tmp/site/cutlass_library/source/include}
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
-FLAGS=(-std=c++17 -O3 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a -DTILEDISPATCH_SM90A -isystem "$CUTE" -Iinstances/include)
 B=build/gpu_check
+python3 -m generators arch-header --out-dir $B/include || exit 1
+FLAGS=(-std=c++17 -O3 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a -isystem "$CUTE" -Iinstances/include -I$B/include)
 compile() { "$NVCC" "${FLAGS[@]}" -Xptxas -v -c "$1" -o "$2" >"$2.log" 2>&1 || { echo "COMPILE FAILED: $1"; tail -30 "$2.log"; return 1; }; }
 pids=()
 for unit in hand_fwd hand_bwd_data hand_bwd_weight hand_streamk hand_depthwise check_main; do

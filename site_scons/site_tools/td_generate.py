@@ -10,7 +10,12 @@ packages the generator runs on are sources of that node, so any of them changing
 generator leaves files whose bytes would not change untouched (the targets are Precious, so SCons does not
 delete them first), and only units whose content changed recompile.
 
-Method: ``env.TDGenerate(direction) -> list of output nodes``.
+The arch header (``build_api.ARCH_HEADER_PATH`` under the generated directory: ``ArchTraits<Arch>`` for every
+arch, rendered from ``generators/arch.py``) is one more node, written by ``build_api.generate_arch_header``;
+its sources are the generator's own files and package versions, so editing an arch spec rewrites it, and the C
+scanner (the generated directory is an include root) recompiles exactly the units whose kernels include it.
+
+Methods: ``env.TDGenerate(direction) -> list of output nodes``, ``env.TDArchHeader() -> [header node]``.
 """
 
 from __future__ import annotations
@@ -200,6 +205,29 @@ def _generate_method(env: Environment, direction: str) -> list[Node]:
     return outputs
 
 
+def _generate_arch_header(target: list, source: list, env: Environment) -> int:
+    out_dir = Path(env.Dir(env["TD_GEN_DIR"]).abspath)
+    written = _build_api(env).generate_arch_header(out_dir)
+    declared = [Path(target[0].abspath).relative_to(out_dir).as_posix()]
+    if written != declared:
+        raise GenerationMismatchError(f"generate_arch_header() wrote {written}, declared {declared}")
+    return 0
+
+
+def _arch_header_method(env: Environment) -> list[Node]:
+    root = Path(env.Dir("#").abspath)
+    # The arch specs (generators/) and the call that writes them (the driver's build API).
+    files = [path for folder in ("driver", "generators") for path in (root / folder).rglob("*")]
+    generator_files = sorted(path for path in files if path.is_file() and "__pycache__" not in path.parts)
+    header = env.TDArchHeaderBuilder(
+        target=f"$TD_GEN_DIR/{_build_api(env).ARCH_HEADER_PATH}",
+        source=[env.Value(_package_versions()), *(env.File(str(path)) for path in generator_files)],
+    )
+    env.Precious(header)
+    env.Alias("generate", header)
+    return header
+
+
 def generate(env: Environment) -> None:
     # The build runs the driver's build API in-process; site_scons/site_init.py keeps the repository root on
     # sys.path for the whole build (SCons restores sys.path after reading the SConstruct and each tool).
@@ -212,6 +240,10 @@ def generate(env: Environment) -> None:
         action=Action(_generate, "generate $TD_GENERATE_LABEL"), emitter=_emitter
     )
     env.AddMethod(_generate_method, "TDGenerate")
+    env["BUILDERS"]["TDArchHeaderBuilder"] = Builder(
+        action=Action(_generate_arch_header, "generate arch header")
+    )
+    env.AddMethod(_arch_header_method, "TDArchHeader")
 
 
 def exists(env: Environment) -> bool:

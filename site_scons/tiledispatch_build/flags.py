@@ -19,15 +19,6 @@ LINK_FLAGS: tuple[str, ...] = ("-cudart=static",)
 SHARED_LINK_FLAGS: tuple[str, ...] = ("-shared", "-cudart=static", "-Xlinker=-Bsymbolic")
 
 
-# Arch macros the host pass needs (it cannot see the device target): the Hopper kernels exist on sm_90a only.
-# The per-block shared-memory limit (opt-in maximum) is the arch spec's (generators/arch.py; a test checks
-# they are equal): the kernels size their shared-memory choices by it.
-SMEM_PER_BLOCK_BYTES: dict[str, int] = {"sm_90a": 227 * 1024, "sm_80": 163 * 1024}
-ARCH_DEFINES: dict[str, tuple[str, ...]] = {
-    "sm_90a": ("-DTILEDISPATCH_SM90A", f"-DTILEDISPATCH_SMEM_PER_BLOCK={SMEM_PER_BLOCK_BYTES['sm_90a']}"),
-    "sm_80": (f"-DTILEDISPATCH_SMEM_PER_BLOCK={SMEM_PER_BLOCK_BYTES['sm_80']}",),
-}
-
-
 def compile_flags(arch: str) -> list[str]:
-    return [*COMMON_FLAGS, GENCODE[arch], *ARCH_DEFINES[arch]]
+    """No arch defines: an instance's traits name its arch, whose limits the generated arch header holds."""
+    return [*COMMON_FLAGS, GENCODE[arch]]

@@ -106,6 +106,30 @@ def test_editing_one_template_header_recompiles_only_its_includers(built: Sandbo
     assert built.compiled_sources() == includers
 
 
+def test_an_arch_spec_edit_regenerates_the_arch_header_and_recompiles_its_includers(built: Sandbox) -> None:
+    """The arch header is generated (build_api.generate_arch_header) into the generated directory; the alpha
+    kernels include it, the beta ones do not."""
+    header = built.gen / "tiledispatch" / "generated" / "arch_traits.hpp"
+    assert "232448" in header.read_text()
+    spec = built.root / "generators" / "arch_spec.txt"
+    spec.write_text("sm_90a smem_per_block_bytes=1\n")
+    built.scons("profiler")
+    assert "smem_per_block_bytes=1\n" in header.read_text()
+    includers = [unit.name for unit in built.units() if _includes_template(built, unit, "alpha")]
+    assert includers and len(includers) < len(built.units())
+    runtime = built.root / "instances" / "src" / "runtime.cpp"
+    assert "tiledispatch/kernels/alpha.hpp" in runtime.read_text()
+    assert built.compiled_sources() == sorted([*includers, runtime.name])
+
+
+def test_a_generator_edit_that_leaves_the_arch_header_alone_recompiles_nothing(built: Sandbox) -> None:
+    api = built.root / "driver" / "build_api.py"
+    api.write_text(api.read_text() + "# a comment\n")
+    run = built.scons("profiler")
+    assert "generate arch header" in run.stdout  # its sources changed, so the action ran ...
+    assert built.calls() == []  # ... and rewrote nothing: no unit recompiles
+
+
 def test_changing_nvcc_flags_recompiles_everything(built: Sandbox) -> None:
     flags = built.root / "site_scons" / "tiledispatch_build" / "flags.py"
     flags.write_text(flags.read_text().replace('"-O3",', '"-O3", "-lineinfo",'))

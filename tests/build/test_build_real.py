@@ -61,5 +61,18 @@ def test_one_real_unit_compiles_and_tracks_its_template_header(checkout: Path) -
     assert "is up to date" in _scons(checkout, "-n", obj).stdout
 
     template = checkout / TEMPLATE
-    template.write_text(template.read_text() + "\n// edited\n")
+    original = template.read_text()
+    template.write_text(original + "\n// edited\n")
+    assert re.search(rf"^\[1/1\] nvcc {units[0].name}$", _scons(checkout, "-n", obj).stdout, re.MULTILINE)
+    template.write_text(original)
+    assert "is up to date" in _scons(checkout, "-n", obj).stdout
+
+    # The kernels read their arch's limits from the generated arch header: an arch spec edit rewrites it (a
+    # generate step, no compile) and the unit must then recompile.
+    header = gen / "tiledispatch" / "generated" / "arch_traits.hpp"
+    assert "kSmemPerBlockBytes = 232448;" in header.read_text()
+    arch = checkout / "generators" / "arch.py"
+    arch.write_text(arch.read_text().replace("=227 * 1024", "=226 * 1024"))
+    _scons(checkout, "generate")
+    assert "kSmemPerBlockBytes = 231424;" in header.read_text()
     assert re.search(rf"^\[1/1\] nvcc {units[0].name}$", _scons(checkout, "-n", obj).stdout, re.MULTILINE)

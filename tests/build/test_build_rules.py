@@ -69,19 +69,18 @@ def test_pinned_toolchain_rejects_a_cuda_root(build_rules) -> None:
         options.parse_options({"cuda_root": "/usr/local/cuda"}, Path("/repo"))
 
 
-def test_arch_defines_carry_the_arch_specs_shared_memory_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The kernels size shared memory by TILEDISPATCH_SMEM_PER_BLOCK; it must be the validity model's."""
+def test_compile_flags_carry_no_arch_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Arch limits reach the kernels through the generated arch header, selected by the arch their traits name
+    (docs/architecture.md §4a), never through defines: an arch's flags are the common ones and its gencode."""
     monkeypatch.syspath_prepend(str(REPO_ROOT / "site_scons"))
     from tiledispatch_build import flags
 
-    from generators.arch import ARCH_NAMES, get_arch
+    from generators.arch import ARCH_NAMES
 
-    assert set(flags.ARCH_DEFINES) == set(ARCH_NAMES) == set(flags.SMEM_PER_BLOCK_BYTES)
+    assert set(flags.GENCODE) == set(ARCH_NAMES)
     for arch in ARCH_NAMES:
-        limit = get_arch(arch).smem_per_block_bytes
-        assert f"-DTILEDISPATCH_SMEM_PER_BLOCK={limit}" in flags.compile_flags(arch)
-    assert "-DTILEDISPATCH_SM90A" in flags.compile_flags("sm_90a")
-    assert "-DTILEDISPATCH_SM90A" not in flags.compile_flags("sm_80")
+        assert flags.compile_flags(arch) == [*flags.COMMON_FLAGS, flags.GENCODE[arch]]
+        assert not any(flag.startswith("-D") for flag in flags.compile_flags(arch))
 
 
 def test_option_vocabularies_are_the_models(monkeypatch: pytest.MonkeyPatch) -> None:

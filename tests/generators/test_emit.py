@@ -21,6 +21,7 @@ EXPECTED_HEADER = f"""\
 
 namespace tiledispatch::generated {{
 struct {EXAMPLE}_traits {{
+  static constexpr Arch kArch = Arch::kSm90a;
   static constexpr ConvDirection kDirection = ConvDirection::kFwd;
   static constexpr int kNDimSpatial = 2;
   static constexpr DataType kDataType = DataType::kFp16;
@@ -65,6 +66,21 @@ def _fwd_configs():
 def test_header_is_exactly_the_contract():
     files = render_direction([make_config()], Direction.FWD)
     assert files[f"kernels/{EXAMPLE}.hpp"] == EXPECTED_HEADER
+
+
+def test_the_traits_name_the_requested_arch_and_nothing_else_changes():
+    """The arch is a traits member (it selects ArchTraits<kArch> in the kernels); names, units and instance
+    strings are the same for every arch (CK's instance string has no arch)."""
+    configs = [make_config(), make_depthwise()]
+    hopper = render_direction(configs, Direction.FWD, "sm_90a")
+    ampere = render_direction(configs, Direction.FWD, "sm_80")
+    assert hopper.keys() == ampere.keys()
+    for path, text in hopper.items():
+        if path.startswith("kernels/"):
+            assert "  static constexpr Arch kArch = Arch::kSm90a;\n" in text
+            assert ampere[path] == text.replace("Arch::kSm90a", "Arch::kSm80")
+        else:
+            assert ampere[path] == text
 
 
 def test_depthwise_and_streamk_headers():

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.kernels.arch_include import arch_include
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
 
@@ -29,11 +31,13 @@ def cute_include() -> Path:
 
 
 def compile_and_run(nvcc: Path, source: Path, out_dir: Path, extra: list[str]) -> str:
-    """Compile one host program with the pinned nvcc (include instances/include) and return its stdout."""
+    """Compile one host program with the pinned nvcc (include instances/include and the generated arch header)
+    and return its stdout."""
     binary = out_dir / source.stem
     lib = nvcc.parent.parent / "lib"  # the wheel's libcudart_static.a
     # `extra` first, so that an include directory there can stand in for a header of instances/include.
-    cmd = [str(nvcc), "-std=c++17", *extra, f"-I{REPO_ROOT / 'instances' / 'include'}", f"-L{lib}"]
+    cmd = [str(nvcc), "-std=c++17", *extra, f"-I{REPO_ROOT / 'instances' / 'include'}"]
+    cmd += [f"-I{arch_include(out_dir)}", f"-L{lib}"]
     cmd += [str(source), "-o", str(binary)]
     built = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert built.returncode == 0, f"compile failed:\n{built.stderr[-4000:]}"

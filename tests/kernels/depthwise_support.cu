@@ -9,6 +9,7 @@ using namespace tiledispatch;
 
 #define TRAITS(NAME, DT, TH, TW, F, S, P, NB, SH, SW, IV, OV)                    \
   struct NAME##_traits {                                                         \
+    static constexpr Arch kArch = Arch::kSm90a;                                  \
     static constexpr DataType kDataType = DataType::DT;                          \
     static constexpr int kTileH = TH, kTileW = TW, kFilter = F;                  \
     static constexpr int kStrideH = S, kStrideW = S, kPadH = P, kPadW = P;       \

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.kernels.arch_include import arch_include
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PINNED_NVCC = (
     Path(sys.prefix)
@@ -45,12 +47,14 @@ def find_cute() -> Path:
 
 
 def build_and_run(source: Path, out_dir: Path, timeout_s: int = 900) -> str:
-    """Compile `source` (instances/include and CuTe on the include path) for sm_90a, run it, return stdout."""
+    """Compile `source` for sm_90a (instances/include, the generated arch header and CuTe on the include
+    path), run it, return stdout."""
     nvcc = find_nvcc()
     binary = out_dir / source.stem
     cmd = [str(nvcc), "-std=c++17", "-O3", "--expt-relaxed-constexpr"]
-    cmd += ["-gencode=arch=compute_90a,code=sm_90a", "-DTILEDISPATCH_SM90A"]
+    cmd += ["-gencode=arch=compute_90a,code=sm_90a"]
     cmd += ["-isystem", str(find_cute()), f"-I{REPO_ROOT / 'instances' / 'include'}"]
+    cmd += [f"-I{arch_include(out_dir)}"]
     cmd += [f"-L{nvcc.parent.parent / 'lib'}", str(source), "-o", str(binary)]
     built = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=timeout_s)
     assert built.returncode == 0, f"compile failed:\n{built.stderr[-4000:]}"

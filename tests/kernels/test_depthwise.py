@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from generators.config import DepthwiseConfig
+from tests.kernels.arch_include import arch_include
 from tests.kernels.conftest import REPO_ROOT, compile_and_run
 
 
@@ -92,6 +93,7 @@ def test_depthwise_instances_match_the_reference(nvcc: Path, tmp_path: Path) -> 
         "--expt-relaxed-constexpr",
         "-gencode=arch=compute_90a,code=sm_90a",
         f"-I{REPO_ROOT / 'instances' / 'include'}",
+        f"-I{arch_include(tmp_path)}",
         f"-L{lib}",
         *map(str, sources),
         "-o",

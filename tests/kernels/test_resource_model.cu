@@ -1,8 +1,9 @@
 // Prints, for each configuration rendered by tests/kernels/test_resource_model.py, the shared memory its kernel
-// allocates and (implicit GEMM) its fp32 accumulators per thread and its Hopper-path shared memory (0 when
-// it runs on the first generation), read from the kernels' own constexpr
-// quantities: ImplicitGemmConfig<Traits>::kSmemBytes / kAccumulatorsPerThread (implicit_gemm_config.hpp) and
-// depthwise::Shape<Traits>::kSmemBytes (depthwise_kernel.cuh). Host only: nothing is launched.
+// allocates and (implicit GEMM) its fp32 accumulators per thread, its Hopper-path shared memory (0 when it
+// runs on the first generation) and its first-generation stages, read from the kernels' own constexpr
+// quantities: ImplicitGemmConfig<Traits>::kSmemBytes / kAccumulatorsPerThread / kStages
+// (implicit_gemm_config.hpp, sized by ArchTraits<Traits::kArch>) and depthwise::Shape<Traits>::kSmemBytes
+// (depthwise_kernel.cuh). Host only: nothing is launched.
 //
 // resource_headers.inc (generated) includes the rendered kernels/<name>.hpp; the test puts stub instance
 // headers first on the include path, so only the traits and the config headers are compiled.
@@ -17,14 +18,14 @@ template <class Traits>
 void print_gemm(const char* name) {
   using Config = tiledispatch::kernels::ImplicitGemmConfig<Traits>;
   using Hopper = tiledispatch::kernels::sm90::Sm90Config<Traits>;
-  std::printf("%s %zu %d %zu\n", name, size_t(Config::kSmemBytes), Config::kAccumulatorsPerThread,
-              Hopper::kBuildable ? size_t(Hopper::kSmemBytes) : size_t(0));
+  std::printf("%s %zu %d %zu %d\n", name, size_t(Config::kSmemBytes), Config::kAccumulatorsPerThread,
+              Hopper::kBuildable ? size_t(Hopper::kSmemBytes) : size_t(0), Config::kStages);
 }
 
 template <class Traits>
 void print_depthwise(const char* name) {
   using Shape = tiledispatch::kernels::depthwise::Shape<Traits>;
-  std::printf("%s %d - 0\n", name, Shape::kSmemBytes);
+  std::printf("%s %d - 0 0\n", name, Shape::kSmemBytes);
 }
 
 }  // namespace

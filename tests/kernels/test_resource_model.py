@@ -2,9 +2,9 @@
 ``generators.validity`` computes equal what the kernels allocate (docs/architecture.md §4, docs/depthwise.md).
 
 The configurations (tiny, tests, a stride sample of full, the shared-memory rejections of full, and
-default-epilogue variants of wave_k > 1 tiles) are rendered with the generator's templates and compiled host
-only, against stub instance headers, with the real config headers; ``test_resource_model.cu`` prints the
-kernels' constexpr quantities.
+default-epilogue variants of wave_k > 1 tiles) are rendered with the generator's templates for each arch (the
+traits name it: ``kArch``) and compiled host only, against stub instance headers, with the real config
+headers and the generated arch header; ``test_resource_model.cu`` prints the kernels' constexpr quantities.
 """
 
 from __future__ import annotations
@@ -15,34 +15,46 @@ from pathlib import Path
 
 import pytest
 
-from generators.arch import get_arch
+from generators.arch import ARCH_NAMES, get_arch
 from generators.config import AnyConfig, DepthwiseConfig, KernelConfig
-from generators.emit import banner, template_environment
+from generators.emit import render_instance_header
 from generators.enums import DataType, Direction, Epilogue
 from generators.hopper import HopperPlan, hopper_plan
-from generators.plugins import default_registry
 from generators.validity import (
     accumulator_tile_smem_bytes,
     accumulators_per_thread,
     depthwise_smem_bytes,
     fold_smem_bytes,
     smem_bytes,
+    validate,
 )
 from rulesets import RulesetRequest, enumerate_ruleset
+from tests.kernels.arch_include import arch_include
 from tests.kernels.conftest import REPO_ROOT
 
 FULL_EVERY = 211  # a prime stride over each request's full: a spread of tiles, pipelines and features
 REJECTED_PER_REQUEST = 2
 ARCH_DIVERGENT_PER_REQUEST = 2  # configurations whose shared memory differs between sm_90a and sm_80
 ARCH = get_arch("sm_90a")
-ARCHES = ("sm_90a", "sm_80")
-
-
-def arch_defines(name: str) -> list[str]:
-    """The defines the build passes for `name` (tiledispatch_build/flags.py), from the arch spec."""
-    arch = get_arch(name)
-    defines = [f"-DTILEDISPATCH_SMEM_PER_BLOCK={arch.smem_per_block_bytes}"]
-    return [*defines, "-DTILEDISPATCH_SM90A"] if arch.has_wgmma else defines
+# Issue 14: on sm_80 Python said 130 KB and valid while the kernel, sized by a hard-coded 227 KB limit, put
+# its bwd_weight fold slots in shared memory and allocated 176 KB. Its numbers are asserted exactly below.
+SM80_FOLD = KernelConfig(
+    direction="bwd_weight",
+    dtype="fp16",
+    ndim_spatial=2,
+    tile_m=128,
+    tile_n=256,
+    tile_k=32,
+    wave_m=2,
+    wave_n=2,
+    wave_k=1,
+    warp_tile_m=32,
+    warp_tile_n=32,
+    warp_tile_k=16,
+    vector_size_a=8,
+    vector_size_b=8,
+    vector_size_c=8,
+)
 
 
 # Only the traits and the config headers are wanted: the stubs stand in for the instance headers (which
@@ -96,6 +108,7 @@ def sample() -> tuple[AnyConfig, ...]:
                             and smem_bytes(c, ARCH) != smem_bytes(c, get_arch("sm_80"))
                         ]
                         chosen.update((c.name, c) for c in divergent[:ARCH_DIVERGENT_PER_REQUEST])
+    chosen[SM80_FOLD.name] = SM80_FOLD
     # The rule sets hold cshuffle only: the default epilogue needs the accumulator tile for wave_k > 1 alone.
     split_k = [c for c in chosen.values() if isinstance(c, KernelConfig) and c.wave_k > 1]
     for config in split_k[::4]:
@@ -104,21 +117,12 @@ def sample() -> tuple[AnyConfig, ...]:
     return tuple(sorted(chosen.values(), key=lambda c: c.name))
 
 
-def _render(config: AnyConfig) -> str:
-    template = default_registry().for_config(config).template
-    return (
-        template_environment()
-        .get_template(template)
-        .render(banner=banner(template), name=config.name, c=config)
-    )
-
-
-@pytest.fixture(scope="module", params=ARCHES)
+@pytest.fixture(scope="module", params=ARCH_NAMES)
 def compiled(
     request: pytest.FixtureRequest, nvcc: Path, cute_include: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[str, dict[str, str]]:
-    """name -> the C++ line "<smem bytes> <accumulators per thread or -> <Hopper-path smem bytes, 0: first
-    generation>"."""
+    """(arch, name -> the C++ line "<smem bytes> <accumulators per thread or -> <Hopper-path smem bytes, 0:
+    first generation> <first-generation stages, 0 for depthwise>")."""
     work = tmp_path_factory.mktemp("resource_model")
     stub_dir = work / "stubs" / "tiledispatch" / "kernels"
     stub_dir.mkdir(parents=True)
@@ -126,8 +130,9 @@ def compiled(
         (stub_dir / name).write_text(text)
     (work / "kernels").mkdir()
     configs = sample()
+    arch = get_arch(request.param)
     for config in configs:
-        (work / "kernels" / f"{config.name}.hpp").write_text(_render(config))
+        (work / "kernels" / f"{config.name}.hpp").write_text(render_instance_header(config, arch))
     (work / "resource_headers.inc").write_text("".join(f'#include "kernels/{c.name}.hpp"\n' for c in configs))
     (work / "resource_list.inc").write_text(
         "".join(f"{'DEPTHWISE' if isinstance(c, DepthwiseConfig) else 'GEMM'}({c.name})\n" for c in configs)
@@ -138,10 +143,10 @@ def compiled(
         "-std=c++17",
         "--expt-relaxed-constexpr",
         "-arch=compute_90a",  # PTX only: no kernel is instantiated, ptxas has nothing to do
-        *arch_defines(request.param),  # as the build defines them for the arch
         f"-I{work}",
         f"-I{work / 'stubs'}",
         f"-I{REPO_ROOT / 'instances' / 'include'}",
+        f"-I{arch_include(work)}",  # the traits' kArch selects the limits there, as in the build
         f"-I{cute_include}",
         f"-L{nvcc.parent.parent / 'lib'}",  # the wheel's libcudart_static.a
         str(REPO_ROOT / "tests" / "kernels" / "test_resource_model.cu"),
@@ -195,11 +200,26 @@ def test_python_resources_equal_the_kernels(compiled: tuple[str, dict[str, str]]
     mismatches = []
     for config in configs:
         if isinstance(config, DepthwiseConfig):
-            expected = f"{depthwise_smem_bytes(config)} - 0"
+            expected = f"{depthwise_smem_bytes(config)} - 0 0"
         else:
             plan = hopper_plan(config, arch)
             hopper = plan.smem_bytes if isinstance(plan, HopperPlan) else 0
-            expected = f"{smem_bytes(config, arch)} {accumulators_per_thread(config)} {hopper}"
+            stages = arch.smem_stages(config.pipeline, config.double_smem_buffer)
+            expected = f"{smem_bytes(config, arch)} {accumulators_per_thread(config)} {hopper} {stages}"
         if compiled[config.name] != expected:
             mismatches.append(f"{config.name}: C++ {compiled[config.name]}, Python {expected}")
     assert not mismatches, f"{len(mismatches)} of {len(configs)} differ:\n" + "\n".join(mismatches[:20])
+
+
+def test_sm80_bwd_weight_fold_is_sized_by_sm80(compiled: tuple[str, dict[str, str]]) -> None:
+    """The issue-14 configuration: valid on both arches, and the kernel allocates what Python says, within the
+    arch's limit. On sm_90a the fold slots fit beside the stages (2 x 384 x 32 x 2 + 256 x 128 x 4 bytes); on
+    sm_80 they do not, so the fold stays in registers and the cshuffle accumulator tile (128 x 260 x 4) is the
+    largest user (the kernel used to say 180224 there)."""
+    arch_name, lines = compiled
+    arch = get_arch(arch_name)
+    assert validate(SM80_FOLD, arch_name).ok
+    want = {"sm_90a": 180224, "sm_80": 133120}[arch_name]
+    assert smem_bytes(SM80_FOLD, arch) == want <= arch.smem_per_block_bytes
+    kernel_smem = int(lines[SM80_FOLD.name].split()[0])
+    assert kernel_smem == want

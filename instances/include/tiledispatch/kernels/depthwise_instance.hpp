@@ -82,9 +82,9 @@ class DepthwiseInstance : public GroupedConvInstance {
       return Support::no("in_vec " + std::to_string(S::kInVec) + " does not divide the block's nbatch x out_vec = " +
                          std::to_string(S::kChannels) + " channels");
     }
-    if (S::kSmemBytes > kSmemLimit) {
-      return Support::no("needs " + std::to_string(S::kSmemBytes) + " bytes of shared memory, sm_90a allows " +
-                         std::to_string(kSmemLimit));
+    if (S::kSmemBytes > S::Target::kSmemPerBlockBytes) {
+      return Support::no("needs " + std::to_string(S::kSmemBytes) + " bytes of shared memory, " +
+                         std::string(S::Target::kName) + " allows " + std::to_string(S::Target::kSmemPerBlockBytes));
     }
     const auto o = p.output();
     for (int64_t extent : {p.N, p.C, p.input[1], p.input[2], o[1], o[2]}) {
@@ -128,8 +128,6 @@ class DepthwiseInstance : public GroupedConvInstance {
   }
 
  private:
-  static constexpr int kSmemLimit = kArchSmemPerBlock;
-
   static int64_t blocks(const ConvProblem& p) {
     using S = kernels::depthwise::Shape<Traits>;
     const auto o = p.output();

@@ -20,6 +20,8 @@
 
 #include <cstdint>
 
+// Generated from generators/arch.py into the build's generated directory (generators/arch_header.py).
+#include "tiledispatch/generated/arch_traits.hpp"
 #include "tiledispatch/runtime/types.hpp"
 
 namespace tiledispatch::kernels::depthwise {
@@ -65,6 +67,7 @@ constexpr int align16(int bytes) { return (bytes + 15) / 16 * 16; }
 // Everything the kernel and the instance derive from the 12 depthwise parameters.
 template <class Traits>
 struct Shape {
+  using Target = ArchTraits<Traits::kArch>;  // the arch the instance is built for, and its limits
   using T = typename ElementOf<Traits::kDataType>::type;
   static constexpr int kTileH = Traits::kTileH, kTileW = Traits::kTileW, kFilter = Traits::kFilter;
   static constexpr int kStrideH = Traits::kStrideH, kStrideW = Traits::kStrideW;
@@ -74,7 +77,8 @@ struct Shape {
   static_assert(kTileH % kSubH == 0 && kTileW % kSubW == 0, "the sub-tile must divide the tile");
   static_assert(kInVec >= 1 && kOutVec >= 1 && (kInVec & (kInVec - 1)) == 0 && (kOutVec & (kOutVec - 1)) == 0,
                 "vector widths are powers of two");
-  static_assert(kInVec * sizeof(T) <= 16 && kOutVec * sizeof(T) <= 16, "vectors are at most 16 bytes");
+  static_assert(kInVec * sizeof(T) <= Target::kMaxAccessBytes && kOutVec * sizeof(T) <= Target::kMaxAccessBytes,
+                "vectors are single accesses: at most the arch's widest load (16 bytes)");
 
   static constexpr int kChannels = kNBatch * kOutVec;  // CB: channels of one block
   static constexpr int kThreadsW = kTileW / kSubW, kThreadsH = kTileH / kSubH;
@@ -135,6 +139,10 @@ template <class Traits>
 __global__ void __launch_bounds__(Shape<Traits>::kThreads) depthwise_fwd_kernel(Params p) {
   using S = Shape<Traits>;
   using T = typename S::T;
+#if defined(__CUDA_ARCH__)
+  // The traits' arch sized this kernel (shared memory): the device pass must target it.
+  static_assert(__CUDA_ARCH__ == S::Target::kCudaArch, "compiled for another arch than its traits name (kArch)");
+#endif
   constexpr int F = S::kFilter, CB = S::kChannels, V = S::kOutVec;
   extern __shared__ __align__(16) unsigned char smem[];
   T* s_in = reinterpret_cast<T*>(smem);                              // (kInH, kRowPositions, CB)

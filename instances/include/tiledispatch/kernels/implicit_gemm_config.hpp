@@ -1,6 +1,7 @@
 // Everything an implicit-GEMM kernel derives from a traits struct (docs/architecture.md §2a): thread counts,
 // the warp arrangement of a CK wave, the MMA and copy atoms, the shared-memory layouts, the pipeline strategy.
-// The host chooses here; the kernel body (implicit_gemm_kernel.cuh) stays generic.
+// The host chooses here; the kernel body (implicit_gemm_kernel.cuh) stays generic. Arch limits and the
+// pipeline table come from ArchTraits<Traits::kArch> (the generated arch header), never from constants here.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -11,8 +12,9 @@
 #include <cstdint>
 #include <string_view>
 
+// Generated from generators/arch.py into the build's generated directory (generators/arch_header.py).
+#include "tiledispatch/generated/arch_traits.hpp"
 #include "tiledispatch/kernels/conv_gemm_view.hpp"
-#include "tiledispatch/kernels/pipeline.hpp"
 #include "tiledispatch/runtime/types.hpp"
 
 namespace tiledispatch::kernels {
@@ -89,17 +91,18 @@ enum class FoldPlace { kNone, kRegisters, kSharedMemory };
 
 template <class Traits>
 struct ImplicitGemmConfig {
+  using Target = ArchTraits<Traits::kArch>;  // the arch the instance is built for, and its limits
   static constexpr ConvDirection kDirection = Traits::kDirection;
   static constexpr DataType kDataType = Traits::kDataType;
   static constexpr int kNDim = Traits::kNDimSpatial;
   using ElementGlobal = typename ElementTypes<kDataType>::Global;
   using ElementMma = typename ElementTypes<kDataType>::Mma;
   static constexpr int kElemBytes = element_bytes(kDataType);
-  // A vector of vector_size elements is moved in accesses of at most 16 bytes (the widest load and cp.async),
-  // so a 32-byte vector (16 fp16/bf16, 8 fp32) is two accesses; the vector size itself stays the alignment
-  // a problem's channel runs must have (ImplicitGemmInstance::is_supported).
-  static constexpr int kMaxAccess = 16 / element_bytes(kDataType);
-  static constexpr int kMaxVector = 2 * kMaxAccess;
+  // A vector of vector_size elements is moved in accesses of at most kMaxAccessBytes (16: the widest load and
+  // cp.async), so a 32-byte vector (16 fp16/bf16, 8 fp32) is two accesses; the vector size itself stays the
+  // alignment a problem's channel runs must have (ImplicitGemmInstance::is_supported).
+  static constexpr int kMaxAccess = Target::kMaxAccessBytes / kElemBytes;
+  static constexpr int kMaxVector = Target::kMaxVectorBytes / kElemBytes;
 
   static constexpr int kTileM = Traits::kTileM, kTileN = Traits::kTileN, kTileK = Traits::kTileK;
   static constexpr int kWaveM = Traits::kWaveM, kWaveN = Traits::kWaveN, kWaveK = Traits::kWaveK;
@@ -135,7 +138,8 @@ struct ImplicitGemmConfig {
   static constexpr int kAtomsPerStep = kWarpTileK / kAtomK;
   static constexpr int kSteps = kGroupK / kWarpTileK;  // k-steps (warp-tile K extents) per tile and K group
 
-  static constexpr PipelineStrategy kStrategy = pipeline_strategy(Traits::kPipeline, Traits::kDoubleSmemBuffer);
+  static constexpr PipelineStrategy kStrategy =
+      Target::pipeline_strategy(Traits::kPipeline, Traits::kDoubleSmemBuffer);
   static constexpr int kStages = kStrategy.stages;
   static constexpr bool kInterwave = Traits::kScheduler == Scheduler::kInterwave;
 
@@ -145,7 +149,7 @@ struct ImplicitGemmConfig {
   static constexpr bool kNeedsAccumulatorTile = Traits::kEpilogue == Epilogue::kCShuffle || kWaveK > 1;
   static constexpr size_t kEpilogueSmemBytes =
       kNeedsAccumulatorTile ? size_t(kTileM) * size_t(kEpilogueRowPitch) * sizeof(float) : 0;
-  static constexpr size_t kSmemLimitBytes = size_t(kArchSmemPerBlock);  // the target arch's opt-in maximum
+  static constexpr size_t kSmemLimitBytes = size_t(Target::kSmemPerBlockBytes);  // the opt-in maximum
   static constexpr int kAccumulatorsPerThread = kTileM * kTileN / kMmaThreads;
 
   // Accumulation (docs/pipelines.md, "Accumulation"): mma.sync adds into its fp32 accumulators rounding
@@ -157,13 +161,14 @@ struct ImplicitGemmConfig {
   static constexpr int kFoldChainMmas = 256;                  // bias bound: about 256 * 2^-24 ~ 1.5e-5
   static constexpr int kFoldTiles =
       kMmasPerTile < 1 || kMmasPerTile >= kFoldChainMmas ? 1 : kFoldChainMmas / kMmasPerTile;
-  // Where the outer accumulator lives: registers while the doubled count stays within 128 per thread; else
-  // shared memory beside the operand stages (one slot per accumulator and thread), where that fits; else
-  // registers anyway (ptxas then keeps it in local memory, touched only at folds).
+  // Where the outer accumulator lives: registers while the doubled count stays within the arch's accumulator
+  // budget; else shared memory beside the operand stages (one slot per accumulator and thread), where that
+  // fits; else registers anyway (ptxas then keeps it in local memory, touched only at folds).
   static constexpr size_t kFoldSmemOffset = (kMainloopSmemBytes + 15) / 16 * 16;
   static constexpr size_t kFoldSmemBytes = size_t(kThreads) * size_t(kAccumulatorsPerThread) * sizeof(float);
   static constexpr FoldPlace kFoldPlace = kDirection != ConvDirection::kBwdWeight ? FoldPlace::kNone
-                                          : 2 * kAccumulatorsPerThread <= 128   ? FoldPlace::kRegisters
+                                          : 2 * kAccumulatorsPerThread <= Target::kMaxAccumulatorsPerThread
+                                              ? FoldPlace::kRegisters
                                           : kFoldSmemOffset + kFoldSmemBytes <= kSmemLimitBytes
                                               ? FoldPlace::kSharedMemory
                                               : FoldPlace::kRegisters;
@@ -209,8 +214,8 @@ struct ImplicitGemmConfig {
              "need wgmma and a producer warpgroup)";
     }
     if (kWarpTileK % (kLargeAtomK / 2) != 0) return "not implemented: warp_tile_k below the smallest MMA k";
-    if (kAccumulatorsPerThread > 128) {
-      return "not buildable on sm_90a: more than 128 fp32 accumulators per thread (rule register_budget)";
+    if (kAccumulatorsPerThread > Target::kMaxAccumulatorsPerThread) {
+      return "not buildable: more fp32 accumulators per thread than the arch's budget (rule register_budget)";
     }
     return {};
   }

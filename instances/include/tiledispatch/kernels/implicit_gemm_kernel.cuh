@@ -161,7 +161,12 @@ __device__ __forceinline__ void gemm_tile(const ImplicitGemmParams<typename Cfg:
 
   // ---- preconditions: a badly assembled traits struct does not compile ---------------------------------
   static_assert(Cfg::kImplemented, "instantiate the kernel only for implemented configurations");
-  static_assert(kThreads <= 1024, "block: 64 * wave_m * wave_n * wave_k threads must not exceed 1024");
+#if defined(__CUDA_ARCH__)
+  // The traits' arch sized this kernel (shared memory, accumulators): the device pass must target it.
+  static_assert(__CUDA_ARCH__ == Cfg::Target::kCudaArch, "compiled for another arch than its traits name (kArch)");
+#endif
+  static_assert(kThreads <= Cfg::Target::kMaxThreadsPerBlock,
+                "block: 64 * wave_m * wave_n * wave_k threads must not exceed the arch's threads per block");
   static_assert(kTileM % (Cfg::kWaveM * Cfg::kWarpTileM) == 0, "tile_m must be a multiple of wave_m * warp_tile_m");
   static_assert(kTileN % (Cfg::kWaveN * Cfg::kWarpTileN) == 0, "tile_n must be a multiple of wave_n * warp_tile_n");
   static_assert(kTileK % (Cfg::kWaveK * Cfg::kWarpTileK) == 0, "tile_k must be a multiple of wave_k * warp_tile_k");

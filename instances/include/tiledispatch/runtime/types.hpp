@@ -5,16 +5,7 @@
 #include <optional>
 #include <string_view>
 
-// The per-block shared-memory limit of the arch the build targets (opt-in maximum). The build defines it from
-// the arch spec (site_scons/tiledispatch_build/flags.py, equal to generators/arch.py by test); programs built
-// outside SCons get sm_90a's.
-#ifndef TILEDISPATCH_SMEM_PER_BLOCK
-#define TILEDISPATCH_SMEM_PER_BLOCK (227 * 1024)
-#endif
-
 namespace tiledispatch {
-
-constexpr int kArchSmemPerBlock = TILEDISPATCH_SMEM_PER_BLOCK;
 
 enum class ConvDirection { kFwd, kBwdData, kBwdWeight };
 enum class DataType { kFp16, kBf16, kFp32 };

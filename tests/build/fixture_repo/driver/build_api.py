@@ -103,3 +103,19 @@ def generate(
         temporary.write_text(text)
         os.replace(temporary, path)
     return sorted(files)
+
+
+ARCH_HEADER_PATH = "tiledispatch/generated/arch_traits.hpp"
+
+
+def generate_arch_header(out_dir: Path) -> list[str]:
+    """The arch header: ``generators/arch_spec.txt`` as a comment (the tests edit it)."""
+    spec = (Path(__file__).resolve().parents[1] / "generators" / "arch_spec.txt").read_text()
+    path = out_dir / ARCH_HEADER_PATH
+    text = f"#pragma once\n// {spec.strip()}\n"
+    if not (path.is_file() and path.read_text() == text):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(path.name + ".tmp")
+        temporary.write_text(text)
+        os.replace(temporary, path)
+    return [ARCH_HEADER_PATH]

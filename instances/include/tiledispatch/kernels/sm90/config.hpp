@@ -28,20 +28,10 @@
 
 #include "tiledispatch/kernels/implicit_gemm_config.hpp"
 
-// The build defines TILEDISPATCH_SM90A for sm_90a targets (site_scons/tiledispatch_build/flags.py): the host
-// pass of nvcc cannot see the device target, and wgmma exists only on sm_90a.
-#if defined(TILEDISPATCH_SM90A)
-#define TD_SM90A_BUILD 1
-#else
-#define TD_SM90A_BUILD 0
-#endif
-
 namespace tiledispatch::kernels::sm90 {
 
 constexpr int kWarpgroupThreads = 128;
-constexpr int kRegisterFile = 64 * 1024;  // 32-bit registers per SM, all of them for the one CTA
 constexpr int kMaxStages = 8;
-constexpr size_t kSmemLimitBytes = size_t(kArchSmemPerBlock);  // the target arch's opt-in maximum
 constexpr size_t kRingBarrierBytes = 2 * kMaxStages * 8;  // a full and an empty mbarrier per stage
 constexpr size_t kOrderBarrierBytes = 2 * 8;              // ping-pong: whose turn it is to multiply
 constexpr size_t kSmemAlign = 1024;  // the 128-byte swizzle repeats every 1024 bytes
@@ -72,6 +62,9 @@ constexpr auto make_gmma_smem_atom() {
 template <class Traits>
 struct Sm90Config {
   using Base = ImplicitGemmConfig<Traits>;  // addressing (View, Index), element types, the stage table
+  // The traits' arch: whether it has wgmma (the host pass cannot see the device target), and its limits.
+  using Target = typename Base::Target;
+  static constexpr size_t kSmemLimitBytes = Base::kSmemLimitBytes;
   using Index = typename Base::Index;
   using View = typename Base::View;
   using ElementGlobal = typename Base::ElementGlobal;
@@ -106,7 +99,7 @@ struct Sm90Config {
   // at 96 the 56x56 layer gains 446 -> 478 and the others hold). The consumers take exactly what the producer
   // gives back: setmaxnreg.inc waits until the CTA's pool holds it, so asking for more would hang.
   static constexpr bool kReallocatesRegisters = kConsumerWarpgroups == 2;
-  static constexpr int kLaunchRegisters = kRegisterFile / kThreads / 8 * 8;
+  static constexpr int kLaunchRegisters = Target::kRegistersPerSm / kThreads / 8 * 8;
   static constexpr int kProducerRegisters = kDirection == ConvDirection::kBwdWeight ? 96 : 40;
   static constexpr int kConsumerRegisters =
       (kLaunchRegisters * kThreads - kProducerRegisters * kProducerThreads) / kConsumerThreads / 8 * 8;
@@ -153,7 +146,7 @@ struct Sm90Config {
 
   // Why the Hopper path cannot build this configuration (empty when it can).
   static constexpr std::string_view not_buildable() {
-    if (!TD_SM90A_BUILD) return "the build does not target sm_90a";
+    if (!Target::kHasWgmma) return "the build does not target sm_90a";
     if (const auto anywhere = Base::not_implemented_anywhere(); !anywhere.empty()) return anywhere;
     if (kDataType == DataType::kFp32) return "fp32 (TF32 wgmma reads K-major operands only)";
     if (Traits::kStreamK) return "stream-K";
@@ -165,7 +158,9 @@ struct Sm90Config {
     if (kWarpgroupTileN % 8 != 0 || kWarpgroupTileN > 256) return "a warpgroup tile N outside 8..256 by 8";
     if (kTileK % 16 != 0) return "tile_k not a multiple of 16";
     if (kVectorA * kElemBytes < 4 || kVectorB * kElemBytes < 4) return "2-byte operand vectors (no cp.async)";
-    if (kAccumulatorsPerThread > 128) return "more than 128 accumulators per consumer thread";
+    if (kAccumulatorsPerThread > Target::kMaxAccumulatorsPerThread) {
+      return "more than the arch's accumulator budget per consumer thread";
+    }
     if (kSmemBytes > kSmemLimitBytes) return "shared memory";
     return {};
   }
