@@ -23,6 +23,9 @@ RING_BARRIER_BYTES = 2 * MAX_STAGES * 8
 """A full and an empty mbarrier (8 bytes each) per stage, for the deepest ring."""
 ORDER_BARRIER_BYTES = 2 * 8
 """Ping-pong: one mbarrier per consumer warpgroup saying whose turn it is to multiply."""
+DTYPES = (DataType.FP16, DataType.BF16)
+"""What the Hopper path multiplies: TF32 wgmma reads K-major operands only, and bwd_data / bwd_weight need
+MN-major ones, so fp32 stays on the first generation."""
 
 
 class HopperPlan(BaseModel):
@@ -68,7 +71,7 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
     accumulators = c.tile_m * c.tile_n // (WARPGROUP_THREADS * tile_warpgroups)
     reasons = (
         (not arch.has_wgmma, "the build does not target sm_90a"),
-        (c.dtype is DataType.FP32, "fp32 (TF32 wgmma reads K-major operands only)"),
+        (c.dtype not in DTYPES, f"{c.dtype.value} (TF32 wgmma reads K-major operands only)"),
         (c.streamk_enabled, "stream-K"),
         (c.wave_k != 1, "wave_k > 1"),
         (c.num_wave_groups > 2, "num_wave_groups above 2"),

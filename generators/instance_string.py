@@ -105,6 +105,35 @@ class ParsedImplicitGemmString(BaseModel):
         joined = ",".join((self.in_layout, self.wei_layout, self.ds_layout, self.out_layout))
         return next((lay for lay in (Layout.NHWGC, Layout.NDHWGC) if lay.token == joined), None)
 
+    def config_fields(self) -> dict[str, Any]:
+        """The ``KernelConfig`` fields the string spells as they are (the tile, waves, warp tile, vectors,
+        pipeline and the feature flags); direction, dtype, dimension and the fields a string does not carry
+        are the caller's."""
+        return dict(
+            tile_m=self.tile_m,
+            tile_n=self.tile_n,
+            tile_k=self.tile_k,
+            wave_m=self.wave_m,
+            wave_n=self.wave_n,
+            wave_k=self.wave_k,
+            warp_tile_m=self.warp_tile_m,
+            warp_tile_n=self.warp_tile_n,
+            warp_tile_k=self.warp_tile_k,
+            vector_size_a=self.vector_size_a,
+            vector_size_b=self.vector_size_b,
+            vector_size_c=self.vector_size_c,
+            pipeline=self.pipeline,
+            scheduler=self.scheduler,
+            double_smem_buffer=self.double_smem_buffer,
+            num_wave_groups=self.num_wave_groups,
+            num_groups_to_merge=self.num_groups_to_merge,
+            specialization=self.specialization,
+            split_image=self.split_image,
+            explicit_gemm=bool(self.explicit_gemm),
+            streamk_enabled=self.streamk_enabled,
+            streamk_reduction=self.streamk_reduction or StreamKReduction.TREE,
+        )
+
     def to_config(
         self,
         *,
@@ -139,32 +168,11 @@ class ParsedImplicitGemmString(BaseModel):
                 dtype=self.a_type,
                 ndim_spatial=self.ndim_spatial,
                 layout=layout,
-                tile_m=self.tile_m,
-                tile_n=self.tile_n,
-                tile_k=self.tile_k,
-                wave_m=self.wave_m,
-                wave_n=self.wave_n,
-                wave_k=self.wave_k,
-                warp_tile_m=self.warp_tile_m,
-                warp_tile_n=self.warp_tile_n,
-                warp_tile_k=self.warp_tile_k,
-                vector_size_a=self.vector_size_a,
-                vector_size_b=self.vector_size_b,
-                vector_size_c=self.vector_size_c,
-                pipeline=self.pipeline,
-                scheduler=self.scheduler,
                 epilogue=epilogue,
-                double_smem_buffer=self.double_smem_buffer,
-                num_wave_groups=self.num_wave_groups,
-                num_groups_to_merge=self.num_groups_to_merge,
-                specialization=self.specialization,
-                split_image=self.split_image,
-                explicit_gemm=bool(self.explicit_gemm),
                 two_stage=two_stage,
-                streamk_enabled=self.streamk_enabled,
-                streamk_reduction=self.streamk_reduction or StreamKReduction.TREE,
                 streamk_persistent=self.streamk_persistent,
                 block_per_cu=block_per_cu,
+                **self.config_fields(),
             )
         except ValueError as error:
             raise InstanceStringError(f"fields do not form a configuration: {error}") from None

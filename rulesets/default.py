@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from generators import hopper
 from generators.config import KernelConfig
 from generators.enums import DataType, Direction, Pipeline
 from generators.validity import two_stage_runs_direction
@@ -34,8 +35,8 @@ COMMON_TILES = space.parse_tiles(
 )
 # num_wave_groups 2: the Hopper path's two consumer warpgroups take turns on tiles of their own, one storing
 # while the other multiplies (docs/pipelines.md, "num_wave_groups"); 4-wave tiles whose whole tile fits one
-# warpgroup's 128 accumulators. Only the Hopper path runs them, and it has no fp32 (validity rejects them
-# there, so they are offered for the 16-bit dtypes only).
+# warpgroup's 128 accumulators. Only the Hopper path runs them (validity rejects them elsewhere), so they are
+# offered for its dtypes only.
 PING_PONG_TILES = space.parse_tiles("128x128x64 64x256x64")
 PING_PONG_WAVES = (2, 2, 1)
 PREFERRED_WAVES = ((2, 2, 1), (2, 1, 1), (1, 2, 1), (1, 1, 1))
@@ -50,7 +51,7 @@ def default_configs(
     direction: Direction, dtype: DataType, ndim: int, convention: WarpTileKConvention
 ) -> Iterator[KernelConfig]:
     two_stage_values = (False, True) if two_stage_runs_direction(direction) else (False,)
-    ping_pong = PING_PONG_TILES if dtype is not DataType.FP32 else ()
+    ping_pong = PING_PONG_TILES if dtype in hopper.DTYPES else ()
     variants = [(tile, 1) for tile in COMMON_TILES] + [(tile, 2) for tile in ping_pong]
     for tile, wave_groups in variants:
         choices = dict(wave_warp_choices(tile, dtype, convention))

@@ -34,7 +34,6 @@ from generators.enums import (
     Pipeline,
     Scheduler,
     Specialization,
-    StreamKReduction,
 )
 from generators.validity import streamk_runs_pipeline
 from rulesets.conf_lines import DepthwiseLine, LegacyFormat, LegacyLine, LineFormatError, NativeLine, XdlLine
@@ -231,30 +230,9 @@ def _convert_native(line: NativeLine, file: LegacyFileName, dtype: DataType) -> 
         direction=direction,
         dtype=dtype,
         ndim_spatial=file.ndim,
-        tile_m=f.tile_m,
-        tile_n=f.tile_n,
-        tile_k=f.tile_k,
-        wave_m=f.wave_m,
-        wave_n=f.wave_n,
-        wave_k=f.wave_k,
-        warp_tile_m=f.warp_tile_m,
-        warp_tile_n=f.warp_tile_n,
-        warp_tile_k=f.warp_tile_k,
-        vector_size_a=f.vector_size_a,
-        vector_size_b=f.vector_size_b,
-        vector_size_c=f.vector_size_c,
-        pipeline=f.pipeline,
-        scheduler=f.scheduler,
-        double_smem_buffer=f.double_smem_buffer,
-        num_wave_groups=f.num_wave_groups,
-        num_groups_to_merge=f.num_groups_to_merge,
-        specialization=f.specialization,
-        split_image=f.split_image,
-        explicit_gemm=bool(f.explicit_gemm),
         two_stage=two_stage,
-        streamk_enabled=f.streamk_enabled,
-        streamk_reduction=f.streamk_reduction or StreamKReduction.TREE,
         streamk_persistent=f.streamk_enabled and f.streamk_persistent,
+        **f.config_fields(),
     )
     return Conversion(configs=(config,), notes=notes, canonical_text=canonical)
 
