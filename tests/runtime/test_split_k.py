@@ -1,0 +1,72 @@
+"""auto_split_k (runtime/split_k.hpp), the split-K factors a bwd_weight run tries when none is given: compiled
+on the host and asked about a grid of output-tile counts, GEMM K lengths and SM counts. CPU only."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.nvcc_cache import compile_cached, find_nvcc
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DRIVER = Path(__file__).resolve().parent / "fixtures" / "split_k_driver.cpp"
+HEADER = REPO_ROOT / "instances" / "include" / "tiledispatch" / "runtime" / "split_k.hpp"
+SM_COUNTS = (132, 114, 78)  # H100 SXM, H100 PCIe, a smaller part
+LONG_K = 1 << 22
+MIN_SPLIT_K = 256
+MAX_SPLIT_K = 64
+
+
+@pytest.fixture(scope="module")
+def split_k_factors():
+    nvcc = find_nvcc()
+    if nvcc is None:
+        pytest.skip("no nvcc found (pinned wheel, $TD_NVCC, /usr/local/cuda)")
+    flags = ["-std=c++17", "-O1", "-cudart=none", "-I", str(REPO_ROOT / "instances" / "include")]
+    content = DRIVER.read_bytes() + HEADER.read_bytes() + " ".join(flags).encode()
+    out_dir = REPO_ROOT / "build" / "test-runtime" / f"split_k-{hashlib.sha256(content).hexdigest()[:16]}"
+    exe = compile_cached(nvcc, [DRIVER], flags, out_dir, "split_k")
+
+    def ask(queries: list[tuple[int, int, int]]) -> list[list[int]]:
+        stdin = "".join(f"{t} {k} {s}\n" for t, k, s in queries)
+        out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout
+        return [[int(x) for x in line.split()] for line in out.splitlines()]
+
+    return ask
+
+
+def fill(units: int, sms: int) -> float:
+    """The fraction of the SMs' rounds that does work, for a persistent grid of `units` equal work units."""
+    rounds = -(-units // sms)
+    return units / (rounds * sms)
+
+
+def test_factors_start_at_one_increase_and_respect_the_limits(split_k_factors) -> None:
+    queries = [(t, k, s) for t in (1, 3, 9, 36, 97, 400) for k in (300, 5_000, LONG_K) for s in SM_COUNTS]
+    for (tiles, gemm_k, sms), factors in zip(queries, split_k_factors(queries), strict=True):
+        assert factors[0] == 1, (tiles, gemm_k, sms, factors)
+        assert factors == sorted(set(factors)), factors
+        split = factors[1:]
+        assert all(k <= MAX_SPLIT_K and gemm_k // k >= MIN_SPLIT_K for k in split), (tiles, gemm_k, factors)
+
+
+def test_short_reductions_are_not_split(split_k_factors) -> None:
+    assert split_k_factors([(9, 2 * MIN_SPLIT_K - 1, 132)]) == [[1]]
+
+
+def test_some_factor_fills_the_sms(split_k_factors) -> None:
+    """Where at most half the SMs would hold a tile (and the largest factor can fill them), one of the
+    factors keeps 85 % of the rounds busy: powers of two alone leave 9 tiles at 55 % (16 x 9 = 144 units,
+    two rounds on 132 SMs) or 73 % (32)."""
+    queries = [(t, LONG_K, s) for s in SM_COUNTS for t in range(-(-s // MAX_SPLIT_K), s // 2 + 1)]
+    for (tiles, _, sms), factors in zip(queries, split_k_factors(queries), strict=True):
+        best = max(fill(tiles * k, sms) for k in factors)
+        assert best >= 0.85, (tiles, sms, factors, best)
+
+
+def test_doublings_below_two_waves_are_still_tried(split_k_factors) -> None:
+    (factors,) = split_k_factors([(9, LONG_K, 132)])
+    assert {2, 4, 8, 16, 32} <= set(factors), factors
