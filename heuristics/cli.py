@@ -10,6 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from pydantic import ValidationError
 
@@ -36,6 +37,15 @@ def _list(text: str, accepted: Sequence[str], what: str) -> tuple[str, ...]:
     if bad or not items:
         raise CliError(f"unknown {what} {','.join(bad) or repr(text)} (accepted: {', '.join(accepted)})")
     return items
+
+
+def _split_k(text: str) -> tuple[int, ...] | Literal["auto"]:
+    if text == "auto":
+        return "auto"
+    try:
+        return _ints(text, "--split-k")
+    except CliError:
+        raise CliError(f"--split-k: {text!r} is neither auto nor a comma list of integers >= 1") from None
 
 
 def _ints(text: str, what: str) -> tuple[int, ...]:
@@ -77,7 +87,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         out=args.out,
         batch_size=args.batch_size,
         timeout_s=args.timeout,
-        split_k=_ints(args.split_k, "--split-k"),
+        split_k=_split_k(args.split_k),
         warmup=args.warmup,
         repeat=args.repeat,
         verify=args.verify == "1",
@@ -186,7 +196,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--dtypes", default=",".join(DTYPES))
     s.add_argument("--batch-size", type=int, default=8, help="problems per profiler process (8)")
     s.add_argument("--timeout", type=float, default=900.0, help="seconds before a batch counts as hung (900)")
-    s.add_argument("--split-k", default="1", help="bwd_weight split-K factors (1)")
+    s.add_argument(
+        "--split-k",
+        default="1",
+        help="bwd_weight split-K factors (1); auto: each instance's own candidates (the profiler's)",
+    )
     s.add_argument("--warmup", type=int, default=5)
     s.add_argument("--repeat", type=int, default=20)
     s.add_argument("--verify", choices=("0", "1"), default="1")

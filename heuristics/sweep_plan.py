@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 
@@ -23,7 +24,8 @@ class SweepConfig(BaseModel):
     out: Path
     batch_size: PositiveInt = 8
     timeout_s: float = Field(900.0, gt=0)
-    split_k: tuple[PositiveInt, ...] = (1,)
+    # bwd_weight split-K factors; "auto": the profiler tries each instance's own candidates (auto_split_k)
+    split_k: tuple[PositiveInt, ...] | Literal["auto"] = (1,)
     warmup: int = Field(5, ge=0)
     repeat: PositiveInt = 20
     verify: bool = True
@@ -75,7 +77,7 @@ def profiler_args(config: SweepConfig, direction: str) -> tuple[str, ...]:
         "--verify",
         "1" if config.verify else "0",
     ]
-    if direction == "bwd_weight":
+    if direction == "bwd_weight" and config.split_k != "auto":
         args += ["--split-k", ",".join(str(k) for k in config.split_k)]
     return tuple(args)
 

@@ -83,7 +83,9 @@ def main(argv: list[str]) -> int:
     kernels = [
         k for k in Path(os.environ["FAKE_KERNELS"]).read_text().split() if f"_{direction}_{dtype}_" in k
     ]
-    split_ks = [int(s) for s in args.get("--split-k", "1").split(",")] if direction == "bwd_weight" else [1]
+    # Without --split-k the real profiler tries each instance's candidates; the fake's are 1, 2 and 3.
+    split_text = args.get("--split-k", "1,2,3") if direction == "bwd_weight" else "1"
+    split_ks = [int(s) for s in split_text.split(",")]
     with open(args["--csv"], "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(COLUMNS)

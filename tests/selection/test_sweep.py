@@ -94,6 +94,15 @@ def test_sweep_writes_ck_schema_with_every_job(fake_profiler, fake_env, tmp_path
     assert {c[2] for c in calls(log)} == {"0", "1"}
 
 
+def test_auto_split_k_leaves_the_factors_to_the_profiler(fake_profiler, fake_env, tmp_path):
+    log = fake_env()
+    out = tmp_path / "sweep.csv"
+    run_sweep(config(fake_profiler, out, split_k="auto"), report=lambda _: None)
+    assert calls(log) and not any("--split-k" in c for c in calls(log))
+    rows = read_sweep([out])
+    assert {r.split_k for r in rows if r.direction == "bwd_weight" and r.status == "valid"} == {1, 2, 3}
+
+
 def test_crash_is_retried_once_and_then_succeeds(fake_profiler, fake_env, tmp_path):
     log = fake_env(crash_once="c")
     out = tmp_path / "sweep.csv"
@@ -210,6 +219,7 @@ def test_cli_sweep_end_to_end(fake_profiler, fake_env, tmp_path):
         (["--profiler", "/nonexistent/profiler"], "not found or not executable"),
         (["--directions", "sideways"], "unknown direction sideways"),
         (["--problems", "/nonexistent"], "cannot read"),
+        (["--split-k", "best"], "--split-k: 'best' is neither auto nor a comma list of integers"),
     ],
 )
 def test_cli_sweep_bad_input_is_one_line_and_exit_2(fake_profiler, tmp_path, args, message):
