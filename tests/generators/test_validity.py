@@ -200,6 +200,36 @@ DEPTHWISE_CASES = [
     ("depthwise_sub_tile", dict(sub_h=4), dict(sub_h=3)),
     ("depthwise_padding", dict(pad_h=2), dict(pad_h=3)),
     ("depthwise_shared_memory", dict(tile_h=64, tile_w=64, nbatch=4), dict(tile_h=128, tile_w=128, nbatch=8)),
+    (
+        "depthwise_bwd_data_phases",
+        dict(direction="bwd_data", stride_h=2, stride_w=2, sub_h=2, sub_w=4),
+        dict(direction="bwd_data", stride_h=2, stride_w=2, sub_h=2, sub_w=1),
+    ),
+    (
+        "depthwise_bwd_weight_lanes",
+        dict(direction="bwd_weight", nbatch=4),
+        dict(direction="bwd_weight", nbatch=6),
+    ),
+    (
+        "depthwise_bwd_weight_registers",
+        dict(direction="bwd_weight", filter=7, pad_h=3, pad_w=3, nbatch=2, in_vec=4, out_vec=4),
+        dict(
+            direction="bwd_weight",
+            filter=7,
+            pad_h=3,
+            pad_w=3,
+            nbatch=8,
+            in_vec=4,
+            out_vec=4,
+            tile_h=16,
+            tile_w=16,
+        ),
+    ),
+    (
+        "depthwise_shared_memory",
+        dict(direction="bwd_weight", tile_h=32, tile_w=32, nbatch=2, sub_h=8, sub_w=8, in_vec=8, out_vec=8),
+        dict(direction="bwd_weight", tile_h=64, tile_w=64, nbatch=2, sub_h=8, sub_w=8, in_vec=8, out_vec=8),
+    ),
 ]
 
 
