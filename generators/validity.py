@@ -450,7 +450,7 @@ IMPLICIT_GEMM_RULES: tuple[Rule, ...] = (
 # --- depthwise ------------------------------------------------------------------------------------------
 
 
-DEPTHWISE_REGISTER_RESERVE = 24
+DEPTHWISE_REGISTER_RESERVE = 40
 """Registers a depthwise bwd_weight thread keeps for addresses, loop state and one input vector beside its
 accumulators and dY values (what ptxas needed for bench/gpu_check/hand_depthwise_bwd.cu's instances)."""
 

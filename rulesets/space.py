@@ -250,8 +250,8 @@ DEPTHWISE_BWD_SHAPES = MappingProxyType(
             DepthwiseShape(8, 8, 8, 2, 2, 2),
             DepthwiseShape(16, 16, 4, 1, 4, 8),
             DepthwiseShape(16, 16, 4, 2, 4, 4),
-            DepthwiseShape(16, 16, 8, 1, 4, 8),
             DepthwiseShape(28, 28, 1, 4, 4, 8),
+            DepthwiseShape(32, 32, 2, 4, 4, 4),
         ),
     }
 )
