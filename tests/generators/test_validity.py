@@ -10,6 +10,8 @@ from generators.validity import (
     DEPTHWISE_RULES,
     IMPLICIT_GEMM_RULES,
     accumulators_per_thread,
+    bwd_data_dy_hi,
+    bwd_data_dy_lo,
     depthwise_smem_bytes,
     rule_ids,
     smem_bytes,
@@ -242,3 +244,20 @@ def test_depthwise_rule(rule, passing, failing):
 
 def test_every_depthwise_rule_is_covered():
     assert {r.id for r in DEPTHWISE_RULES} == {c[0] for c in DEPTHWISE_CASES}
+
+
+@pytest.mark.parametrize("stride", [1, 2, 3])
+@pytest.mark.parametrize("filter_size", [1, 2, 3, 5, 7])
+def test_bwd_data_dy_extent_is_exactly_the_taps_reach(stride, filter_size):
+    """The dY rows a bwd_data tile stages (``bwd_data_dy_lo``/``_hi``, mirrored by the kernel) are exactly
+    those some dX row of the tile reads through a tap: (i + pad - f) / stride for the taps f that divide."""
+    for pad in range(filter_size):
+        for extent in (stride, 2 * stride, 8 * stride):
+            reached = [
+                (i + pad - f) // stride
+                for i in range(extent)
+                for f in range(filter_size)
+                if (i + pad - f) % stride == 0
+            ]
+            assert bwd_data_dy_lo(filter_size, stride, pad) == min(reached), (pad, extent)
+            assert bwd_data_dy_hi(extent, filter_size, stride, pad) == max(reached), (pad, extent)
