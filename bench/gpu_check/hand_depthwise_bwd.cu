@@ -1,7 +1,7 @@
 // Hand-written depthwise backward instances for the GPU check (hand_depthwise_check.cu): 15 bwd_data and 15
 // bwd_weight, filters 3/5/7, strides 1 and 2, pad 2 with a 3x3 filter, vectors 1/2/4/8, nbatch 1/2/4/8,
-// fp16/bf16/fp32, including the shapes of the `full`/`default` rule sets (rulesets/space.py). Each TD_HAND_DW_BWD line spells the generated traits (with
-// kDirection) for sm_90a.
+// fp16/bf16/fp32, including the shapes of the `full`/`default` rule sets (rulesets/space.py). Each
+// TD_HAND_DW_BWD line spells the generated traits (with kDirection) for sm_90a.
 #include <memory>
 #include <string_view>
 
