@@ -222,8 +222,14 @@ class KernelConfig(_FrozenConfig):
 
 
 class DepthwiseConfig(_FrozenConfig):
-    """One depthwise forward instance (2D, layout ngchw, dilation 1)."""
+    """One depthwise instance (2D, layout ngchw, dilation 1) of any direction (docs/depthwise.md).
 
+    The 12 fields are CK's ``DepthwiseConfig`` for every direction; what the tile counts depends on it: output
+    (dY) pixels for fwd and bwd_weight, dX pixels for bwd_data. ``direction`` defaults to fwd, the only
+    direction CK and the legacy lists have, so a forward configuration reads as it always did.
+    """
+
+    direction: Direction = Direction.FWD
     dtype: DataType
     tile_h: PositiveInt
     tile_w: PositiveInt
@@ -237,10 +243,6 @@ class DepthwiseConfig(_FrozenConfig):
     sub_w: PositiveInt
     in_vec: PositiveInt
     out_vec: PositiveInt
-
-    @property
-    def direction(self) -> Direction:
-        return Direction.FWD
 
     @property
     def ndim_spatial(self) -> int:
@@ -262,7 +264,7 @@ class DepthwiseConfig(_FrozenConfig):
     def name(self) -> str:
         """The canonical depthwise kernel name (``generators.naming``)."""
         return (
-            f"grouped_conv_fwd_depthwise_{self.dtype.fragment}_{Layout.NGCHW.fragment}_2d"
+            f"grouped_conv_{self.direction.fragment}_depthwise_{self.dtype.fragment}_{Layout.NGCHW.fragment}_2d"
             f"_{self.tile_h}x{self.tile_w}_f{self.filter}_s{self.stride_h}x{self.stride_w}"
             f"_p{self.pad_h}x{self.pad_w}_nb{self.nbatch}_sub{self.sub_h}x{self.sub_w}"
             f"_vec{self.in_vec}_{self.out_vec}"
@@ -270,7 +272,8 @@ class DepthwiseConfig(_FrozenConfig):
 
     @cached_property
     def instance_string(self) -> str:
-        """The CK depthwise instance string (20 fields; WeiVec = InVec, BlockSize 64)."""
+        """The CK depthwise instance string (20 fields; WeiVec = InVec, BlockSize 64) under the direction's
+        kernel token."""
         dtype = self.dtype.token
         fields: list[object] = [
             2,
@@ -294,7 +297,7 @@ class DepthwiseConfig(_FrozenConfig):
             ACC_TYPE,
             dtype,
         ]
-        return f"{Direction.FWD.token}<{','.join(map(str, fields))}>"
+        return f"{self.direction.token}<{','.join(map(str, fields))}>"
 
 
 AnyConfig = KernelConfig | DepthwiseConfig

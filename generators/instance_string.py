@@ -12,7 +12,9 @@ Field lists (comma separated, no spaces; booleans 0/1):
 - bwd_weight, 31 fields in forward order, plus IsStreamK,ReductionStrategy,PersistentDP for stream-K (34);
 - depthwise, 20 fields: NDim,Spec,Depthwise,InVec,WeiVec,OutVec,BlockSize,TileH,TileW,FilterH,FilterW,StrideH,
   StrideW,NBatch,SubTileH,SubTileW,InType,WeiType,AccType,OutType. WeiVec is written equal to InVec and
-  BlockSize is upstream's fixed 64 (ck_conventions §3, open point decided as upstream does).
+  BlockSize is upstream's fixed 64 (ck_conventions §3, open point decided as upstream does). Upstream has
+  depthwise forward only; the backward directions here keep the same 20 fields under their own kernel token
+  (``GroupedConvolutionBackwardDataKernel<2,Default,Depthwise,...>``; docs/depthwise.md).
 
 An instance string does not carry every configuration field: the epilogue, two_stage, block_per_cu (and for
 depthwise the padding) are absent. ``parse_instance_string`` therefore returns the fields the string has, and
@@ -225,6 +227,7 @@ class ParsedDepthwiseString(BaseModel):
         pad = (self.filter_h - 1) // 2
         try:
             return DepthwiseConfig(
+                direction=self.direction,
                 dtype=self.in_type,
                 tile_h=self.tile_h,
                 tile_w=self.tile_w,
@@ -322,8 +325,9 @@ def parse_instance_string(text: str) -> ParsedInstanceString:
     except ValueError:
         accepted = ", ".join(d.token for d in Direction)
         raise InstanceStringError(f"unknown kernel {kernel!r}; accepted: {accepted}") from None
-    if direction is Direction.FWD and len(args) > 2 and args[2] == DEPTHWISE_TOKEN:
-        return ParsedDepthwiseString(**_convert(_DEPTHWISE_FIELDS, args, kernel, depthwise=True))
+    if len(args) > 2 and args[2] == DEPTHWISE_TOKEN:
+        fields = _convert(_DEPTHWISE_FIELDS, args, kernel, depthwise=True)
+        return ParsedDepthwiseString(direction=direction, **fields)
     names = _implicit_gemm_fields(direction, len(args), kernel)
     values = _convert(names, args, kernel)
     trailing = direction is Direction.BWD_WEIGHT and len(args) == len(_FWD_FIELDS) + 1

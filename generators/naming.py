@@ -71,7 +71,8 @@ def _kernel_pattern() -> re.Pattern[str]:
 @lru_cache(maxsize=1)
 def _depthwise_pattern() -> re.Pattern[str]:
     return re.compile(
-        rf"grouped_conv_fwd_depthwise_(?P<dtype>{_alternation([t.fragment for t in DataType])})"
+        rf"grouped_conv_(?P<direction>{_alternation([d.fragment for d in Direction])})_depthwise"
+        rf"_(?P<dtype>{_alternation([t.fragment for t in DataType])})"
         rf"_{Layout.NGCHW.fragment}_2d_{_INT}x{_INT}_f{_INT}_s{_INT}x{_INT}_p{_NNINT}x{_NNINT}"
         rf"_nb{_INT}_sub{_INT}x{_INT}_vec{_INT}_{_INT}"
     )
@@ -83,7 +84,7 @@ def parse_kernel_name(name: str) -> KernelConfig | DepthwiseConfig:
     Pipeline aliases (``basic_v1``, ``basic_v2``) are accepted; every other part must be spelled exactly as
     ``KernelConfig.name`` spells it (no ``_vec4_8_8``, no ``_gm1``), so that one configuration has one name.
     """
-    if name.startswith("grouped_conv_fwd_depthwise_"):
+    if any(name.startswith(f"grouped_conv_{d.fragment}_depthwise_") for d in Direction):
         return _parse_depthwise(name)
     match = _kernel_pattern().fullmatch(name)
     if match is None:
@@ -139,11 +140,12 @@ def _parse_depthwise(name: str) -> DepthwiseConfig:
     match = _depthwise_pattern().fullmatch(name)
     if match is None:
         raise KernelNameError(
-            f"{name!r} is not a depthwise kernel name (grouped_conv_fwd_depthwise_{{dtype}}_ngchw_2d"
-            "_{th}x{tw}_f{filter}_s{sh}x{sw}_p{ph}x{pw}_nb{nbatch}_sub{sh}x{sw}_vec{in}_{out})"
+            f"{name!r} is not a depthwise kernel name (grouped_conv_{{fwd|bwd_data|bwd_weight}}_depthwise"
+            "_{dtype}_ngchw_2d_{th}x{tw}_f{filter}_s{sh}x{sw}_p{ph}x{pw}_nb{nbatch}_sub{sh}x{sw}_vec{in}_{out})"
         )
-    v = [int(x) for x in match.groups()[1:]]
+    v = [int(x) for x in match.groups()[2:]]
     return DepthwiseConfig(
+        direction=Direction(match["direction"]),
         dtype=DataType(match["dtype"]),
         tile_h=v[0],
         tile_w=v[1],

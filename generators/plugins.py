@@ -86,6 +86,22 @@ PLUGINS: tuple[Mapping[str, str], ...] = (
         template="depthwise_instance.hpp.j2",
         description="depthwise forward, 2D NGCHW",
     ),
+    dict(
+        name="depthwise_bwd_data",
+        direction="bwd_data",
+        family="depthwise",
+        config_type="DepthwiseConfig",
+        template="depthwise_instance.hpp.j2",
+        description="depthwise backward data, 2D NGCHW (direct, stride phases)",
+    ),
+    dict(
+        name="depthwise_bwd_weight",
+        direction="bwd_weight",
+        family="depthwise",
+        config_type="DepthwiseConfig",
+        template="depthwise_instance.hpp.j2",
+        description="depthwise backward weight, 2D NGCHW (direct, deterministic two-pass reduction)",
+    ),
 )
 
 

@@ -33,6 +33,8 @@ ACCUMULATOR_BYTES = 4
 EPILOGUE_ROW_PAD = 4
 """fp32 elements padding each row of the shared accumulator tile (spreads its rows over the banks)."""
 SMEM_ALIGN = 16
+WARP_SIZE = 32
+"""Lanes of a warp on every NVIDIA arch (``ArchSpec.warp_size``); the depthwise bwd_weight shuffles use it."""
 
 
 class ValidationResult(BaseModel):
@@ -448,17 +450,71 @@ IMPLICIT_GEMM_RULES: tuple[Rule, ...] = (
 # --- depthwise ------------------------------------------------------------------------------------------
 
 
+DEPTHWISE_REGISTER_RESERVE = 40
+"""Registers a depthwise bwd_weight thread keeps for addresses, loop state and one input vector beside its
+accumulators and dY values (what ptxas needed for bench/gpu_check/hand_depthwise_bwd.cu's instances)."""
+
+
+def bwd_data_dy_lo(filter_size: int, stride: int, pad: int) -> int:
+    """The lowest dY offset (relative to i0 / stride, i0 a multiple of the stride) that a dX index of
+    [i0, i0 + stride) reads; phases without taps read nothing. Mirrors ``depthwise::bwd_data_dy_lo``."""
+    offsets = []
+    for i in range(stride):
+        r = (i + pad) % stride
+        if r < filter_size:
+            f_max = r + (filter_size - 1 - r) // stride * stride
+            offsets.append((i + pad - f_max) // stride)
+    return min(offsets)
+
+
+def bwd_data_dy_hi(extent: int, filter_size: int, stride: int, pad: int) -> int:
+    """The highest dY offset (relative to i0 / stride) that a dX index of [i0 + extent - stride, i0 + extent)
+    reads. Mirrors ``depthwise::bwd_data_dy_hi``."""
+    offsets = []
+    for i in range(extent - stride, extent):
+        r = (i + pad) % stride
+        if r < filter_size:
+            offsets.append((i + pad - r) // stride)
+    return max(offsets)
+
+
+def depthwise_threads(c: DepthwiseConfig) -> int:
+    """Threads of a block: one per (sub-tile, channel group); bwd_weight launches whole warps."""
+    threads = (c.tile_h // c.sub_h) * (c.tile_w // c.sub_w) * c.nbatch
+    return _align(threads, WARP_SIZE) if c.direction is Direction.BWD_WEIGHT else threads
+
+
 def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
-    """Shared memory per block, exactly what the kernel allocates (``depthwise::Shape::kSmemBytes``,
-    docs/depthwise.md): the input halo of the block's nbatch x out_vec channels, its row rounded up to a
-    multiple of sub_w x stride_w (interleaved columns), 16-byte aligned, then the F x F fp32 weights of
-    those channels."""
+    """Shared memory per block, exactly what the kernel allocates (``depthwise::Shape``, ``BwdDataShape``,
+    ``BwdWeightShape`` ``::kSmemBytes``; docs/depthwise.md), 16-byte aligned parts:
+    fwd: the input halo of the block's nbatch x out_vec channels (its row rounded up to a multiple of
+    sub_w x stride_w, interleaved columns), then the F x F fp32 weights; bwd_data: the dY halo its dX tile
+    reads (row rounded up to a multiple of sub_w / stride_w), then the weights; bwd_weight: the X halo as
+    fwd, the dY tile, then one F x F fp32 partial per warp."""
     channels = c.nbatch * c.out_vec
+    element = c.dtype.size_bytes
+    weights = c.filter * c.filter * channels * ACCUMULATOR_BYTES
+    if c.direction is Direction.BWD_DATA:
+        halo_h = (
+            bwd_data_dy_hi(c.tile_h, c.filter, c.stride_h, c.pad_h)
+            - bwd_data_dy_lo(c.filter, c.stride_h, c.pad_h)
+            + 1
+        )
+        halo_w = (
+            bwd_data_dy_hi(c.tile_w, c.filter, c.stride_w, c.pad_w)
+            - bwd_data_dy_lo(c.filter, c.stride_w, c.pad_w)
+            + 1
+        )
+        row_positions = _align(halo_w, c.sub_w // c.stride_w)
+        return _align(halo_h * row_positions * channels * element, SMEM_ALIGN) + weights
     in_h = (c.tile_h - 1) * c.stride_h + c.filter
     in_w = (c.tile_w - 1) * c.stride_w + c.filter
     row_positions = _align(in_w, c.sub_w * c.stride_w)
-    halo = _align(in_h * row_positions * channels * c.dtype.size_bytes, SMEM_ALIGN)
-    return halo + c.filter * c.filter * channels * ACCUMULATOR_BYTES
+    halo = _align(in_h * row_positions * channels * element, SMEM_ALIGN)
+    if c.direction is Direction.BWD_WEIGHT:
+        dy_tile = _align(c.tile_h * c.tile_w * channels * element, SMEM_ALIGN)
+        return halo + dy_tile + depthwise_threads(c) // WARP_SIZE * weights
+    return halo + weights
 
 
 def _depthwise_vector_width(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
@@ -493,6 +549,42 @@ def _depthwise_sub_tile(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
     return None
 
 
+def _depthwise_bwd_data_phases(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
+    """bwd_data: the sub-tile is a whole number of stride phases, so each pixel's taps are compile-time and no
+    pixel multiplies a zero of the strided dY grid. Source: depthwise_bwd_kernel.cuh (BwdDataShape)."""
+    if c.direction is Direction.BWD_DATA and (c.sub_h % c.stride_h or c.sub_w % c.stride_w):
+        return (
+            f"bwd_data sub-tile {c.sub_h}x{c.sub_w} is not a multiple of stride {c.stride_h}x{c.stride_w}: "
+            "a thread's pixels must cover whole stride phases"
+        )
+    return None
+
+
+def _depthwise_bwd_weight_lanes(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
+    """bwd_weight: nbatch divides the warp, so the lanes of one channel group are lane % nbatch and the
+    fixed-order butterfly reduces them. Source: depthwise_bwd_kernel.cuh (BwdWeightShape)."""
+    if c.direction is Direction.BWD_WEIGHT and WARP_SIZE % c.nbatch:
+        return f"bwd_weight nbatch {c.nbatch} does not divide the {WARP_SIZE} lanes of a warp"
+    return None
+
+
+def _depthwise_bwd_weight_registers(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
+    """bwd_weight: the F x F x out_vec fp32 accumulators and the sub_w x out_vec dY values of a thread fit its
+    registers (the register file shared by the block's threads, at most 255) beside
+    ``DEPTHWISE_REGISTER_RESERVE``. Source: ptxas on the hand instances (the 512-thread 5x5 and 7x7 ones
+    spilled)."""
+    if c.direction is not Direction.BWD_WEIGHT:
+        return None
+    need = c.filter * c.filter * c.out_vec + c.sub_w * c.out_vec + DEPTHWISE_REGISTER_RESERVE
+    have = min(arch.registers_per_thread, arch.registers_per_sm // depthwise_threads(c))
+    if need > have:
+        return (
+            f"bwd_weight needs about {need} registers per thread ({c.filter}x{c.filter}x{c.out_vec} "
+            f"accumulators, {c.sub_w}x{c.out_vec} dY values), {depthwise_threads(c)} threads allow {have}"
+        )
+    return None
+
+
 def _depthwise_padding(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
     """Padding is smaller than the filter. Source: ck_conventions §1 (pad = (filter-1)/2 in the rule sets)."""
     if c.pad_h >= c.filter or c.pad_w >= c.filter:
@@ -503,6 +595,8 @@ def _depthwise_padding(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
 def _depthwise_shared_memory(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
     """The input halo and weights of a block fit shared memory. Source: docs/depthwise.md (kernel layout),
     docs/architecture.md §4 limits."""
+    if _depthwise_bwd_data_phases(c, arch) is not None:
+        return None  # not a kernel shape; depthwise_bwd_data_phases reports it
     need = depthwise_smem_bytes(c)
     if need > arch.smem_per_block_bytes:
         return f"needs {need} bytes of shared memory, {arch.name} allows {arch.smem_per_block_bytes}"
@@ -513,6 +607,9 @@ DEPTHWISE_RULES: tuple[Rule, ...] = (
     Rule("depthwise_vector_width", _depthwise_vector_width),
     Rule("depthwise_vector_divides_channels", _depthwise_vector_divides_channels),
     Rule("depthwise_sub_tile", _depthwise_sub_tile),
+    Rule("depthwise_bwd_data_phases", _depthwise_bwd_data_phases),
+    Rule("depthwise_bwd_weight_lanes", _depthwise_bwd_weight_lanes),
+    Rule("depthwise_bwd_weight_registers", _depthwise_bwd_weight_registers),
     Rule("depthwise_padding", _depthwise_padding),
     Rule("depthwise_shared_memory", _depthwise_shared_memory),
 )

@@ -5,7 +5,8 @@ ones for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), th
 ``PREFERRED_WAVES`` that yields a warp tile; fwd on compv3 and compv4 (compv4 kept where the arch accepts
 it), backward on compv3 and mem, and two-stage on and off where the direction has it (bwd_weight;
 ``generators.validity.two_stage_runs_direction``). fp16 and bf16 add ping-pong (num_wave_groups 2) twins of
-the ``PING_PONG_TILES``.
+the ``PING_PONG_TILES``. The backward directions add their depthwise direct kernels (2D): filters 3, 5 and 7 x
+strides 1 and 2 on one shape per direction and dtype (``DEFAULT_DEPTHWISE_SHAPES``), six per request.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
@@ -17,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generators import hopper
-from generators.config import KernelConfig
+from generators.config import DepthwiseConfig, KernelConfig
 from generators.enums import DataType, Direction, Pipeline
 from generators.validity import two_stage_runs_direction
 from rulesets import space
-from rulesets.full import build_config, wave_warp_choices
-from rulesets.space import PipelineChoice
+from rulesets.full import build_config, depthwise_configs, wave_warp_choices
+from rulesets.space import DepthwiseShape, PipelineChoice
 from rulesets.warp_tile import WarpTileKConvention
 
 COMMON_TILES = space.parse_tiles(
@@ -46,10 +47,22 @@ DEFAULT_PIPELINES = {
     Direction.BWD_WEIGHT: (PipelineChoice(Pipeline.COMPV3), PipelineChoice(Pipeline.MEM)),
 }
 
+# One depthwise shape per backward direction and dtype, valid for every filter and stride of
+# ``space.DEPTHWISE_BWD_FILTERS``: vec 8 where 16 bytes allow it (fp16/bf16 bwd_data), else vec 4;
+# bwd_weight on 128 threads, whose 7x7x4 accumulators fit the registers.
+DEFAULT_DEPTHWISE_SHAPES = {
+    (Direction.BWD_DATA, DataType.FP16): DepthwiseShape(16, 16, 8, 2, 2, 8),
+    (Direction.BWD_DATA, DataType.BF16): DepthwiseShape(16, 16, 8, 2, 2, 8),
+    (Direction.BWD_DATA, DataType.FP32): DepthwiseShape(16, 16, 4, 2, 4, 4),
+    (Direction.BWD_WEIGHT, DataType.FP16): DepthwiseShape(16, 16, 4, 2, 4, 4),
+    (Direction.BWD_WEIGHT, DataType.BF16): DepthwiseShape(16, 16, 4, 2, 4, 4),
+    (Direction.BWD_WEIGHT, DataType.FP32): DepthwiseShape(16, 16, 4, 2, 4, 4),
+}
+
 
 def default_configs(
     direction: Direction, dtype: DataType, ndim: int, convention: WarpTileKConvention
-) -> Iterator[KernelConfig]:
+) -> Iterator[KernelConfig | DepthwiseConfig]:
     two_stage_values = (False, True) if two_stage_runs_direction(direction) else (False,)
     ping_pong = PING_PONG_TILES if dtype in hopper.DTYPES else ()
     variants = [(tile, 1) for tile in COMMON_TILES] + [(tile, 2) for tile in ping_pong]
@@ -72,3 +85,6 @@ def default_configs(
                     two_stage=two_stage,
                     num_wave_groups=wave_groups,
                 )
+    depthwise_shape = DEFAULT_DEPTHWISE_SHAPES.get((direction, dtype))
+    if ndim == 2 and depthwise_shape is not None:
+        yield from depthwise_configs(direction, dtype, space.DEPTHWISE_BWD_FILTERS, (depthwise_shape,))

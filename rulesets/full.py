@@ -6,7 +6,8 @@ meets every wave strategy that yields a warp tile, and around that core
 - every specialisation of the tile (§5 rules), on compv3/intrawave with default vectors;
 - every other vector strategy, on compv3/intrawave without specialisation;
 - every feature family (split image, merged groups, two-stage, explicit GEMM, stream-K) on its own tiles;
-- depthwise (fwd, 2D): 20 parameter sets, filters 3 and 5 x strides 1 and 2 x five tiles.
+- depthwise (2D): fwd 20 parameter sets, filters 3 and 5 x strides 1 and 2 x five tiles; bwd_data and
+  bwd_weight 30 each, filters 3, 5 and 7 x strides 1 and 2 x five shapes of their own (``space``).
 Varying one axis at a time around the core keeps ``full`` enumerable in well under the 2 s budget while every
 tile, wave strategy, pipeline, specialisation, vector strategy and family value occurs.
 
@@ -27,9 +28,10 @@ whole tile): AMD's accumulator registers hold them, sm_90a's 255 registers per t
 operand fragments; ``tile_divisible`` 848 -- the SPLIT_MK wave strategy (wave_k 2) on tiles whose
 tile_k equals the warp tile's K (8, 16, 32), which must be a multiple of wave_k x warp_tile_k;
 ``shared_memory`` 246 -- fp32 K-64 tiles with tile_m + tile_n >= 256 on the 4-stage mem and comp_async
-pipelines, beyond sm_90a's 227 KB per block; ``depthwise_vector_width`` 18 -- fp32 depthwise vec 8 (32
-bytes; the widest vector access is 16 bytes). (Implicit-GEMM vectors of 32 bytes, the legacy bwd_data fp16
-vec 16, run as two 16-byte accesses.)
+pipelines, beyond sm_90a's 227 KB per block; ``depthwise_vector_width`` 48 -- fp32 depthwise vec 8 (32
+bytes; the widest vector access is 16 bytes): fwd 18, bwd_data 18, bwd_weight 12. (Implicit-GEMM vectors of 32
+bytes, the legacy bwd_data fp16 vec 16, run as two 16-byte accesses.) ``depthwise_bwd_weight_registers`` 16 --
+fp16/bf16 bwd_weight 5x5 and 7x7 on the vec-8 shapes (200 or 392 fp32 accumulators per thread).
 """
 
 from __future__ import annotations
@@ -173,12 +175,16 @@ def _families(
                     )
 
 
-def _depthwise(dtype: DataType) -> Iterator[DepthwiseConfig]:
-    for filter_size in space.DEPTHWISE_FILTERS:
+def depthwise_configs(
+    direction: Direction, dtype: DataType, filters: tuple[int, ...], shapes: tuple[space.DepthwiseShape, ...]
+) -> Iterator[DepthwiseConfig]:
+    """Every (filter, stride, shape) depthwise configuration, padding (filter - 1) / 2 (ck_conventions §1)."""
+    for filter_size in filters:
         for stride in space.DEPTHWISE_STRIDES:
-            for shape in space.DEPTHWISE_SHAPES:
+            for shape in shapes:
                 pad = (filter_size - 1) // 2
                 yield DepthwiseConfig(
+                    direction=direction,
                     dtype=dtype,
                     tile_h=shape.tile_h,
                     tile_w=shape.tile_w,
@@ -201,5 +207,9 @@ def rule_configs(
     """The rule-derived part of ``full`` (may repeat a configuration; the caller de-duplicates by name)."""
     yield from _core(direction, dtype, ndim, convention)
     yield from _families(direction, dtype, ndim, convention)
-    if direction is Direction.FWD and ndim == 2:
-        yield from _depthwise(dtype)
+    if ndim == 2 and direction is Direction.FWD:
+        yield from depthwise_configs(direction, dtype, space.DEPTHWISE_FILTERS, space.DEPTHWISE_SHAPES)
+    elif ndim == 2:
+        yield from depthwise_configs(
+            direction, dtype, space.DEPTHWISE_BWD_FILTERS, space.DEPTHWISE_BWD_SHAPES[direction]
+        )

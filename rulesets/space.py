@@ -230,3 +230,28 @@ DEPTHWISE_SHAPES = (
     DepthwiseShape(28, 28, 1, 4, 4, 4),
     DepthwiseShape(32, 32, 1, 4, 4, 8),
 )
+"""Forward: upstream's 20 parameter sets per dtype (ck_conventions §5)."""
+
+# The backward directions have no upstream list (CK's depthwise is forward only): filters 3, 5 and 7 (the
+# MobileNet/EfficientNet/ConvNeXt kernels) x strides 1 and 2 x the shapes below. bwd_data tiles count dX
+# pixels and its sub-tiles are whole stride phases (even sub_h, sub_w); bwd_weight tiles count dY pixels, and
+# its shapes keep the F x F x vec accumulators of a thread in registers (128-thread shapes for 5x5 and 7x7).
+DEPTHWISE_BWD_FILTERS = (3, 5, 7)
+DEPTHWISE_BWD_SHAPES = MappingProxyType(
+    {
+        Direction.BWD_DATA: (
+            DepthwiseShape(8, 8, 8, 2, 2, 2),
+            DepthwiseShape(16, 16, 4, 2, 4, 4),
+            DepthwiseShape(16, 16, 8, 2, 2, 8),
+            DepthwiseShape(16, 32, 4, 2, 4, 8),
+            DepthwiseShape(32, 32, 1, 4, 4, 8),
+        ),
+        Direction.BWD_WEIGHT: (
+            DepthwiseShape(8, 8, 8, 2, 2, 2),
+            DepthwiseShape(16, 16, 4, 1, 4, 8),
+            DepthwiseShape(16, 16, 4, 2, 4, 4),
+            DepthwiseShape(28, 28, 1, 4, 4, 8),
+            DepthwiseShape(32, 32, 2, 4, 4, 4),
+        ),
+    }
+)

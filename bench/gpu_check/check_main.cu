@@ -114,9 +114,9 @@ int main(int argc, char** argv) {
       TD_CHECK_CUDA(reference::run(sig.direction, sig.dtype, p, args, static_cast<float*>(ref.ptr)));
       std::vector<float> ref_host(static_cast<size_t>(result_count)), got_host(static_cast<size_t>(result_count));
       TD_CHECK_CUDA(cudaMemcpy(ref_host.data(), ref.ptr, ref.bytes, cudaMemcpyDeviceToHost));
-      // bwd_weight is also checked with split-K (k_batch 3) on every supported problem; stream-K splits
-      // GEMM K itself and accepts only k_batch 1.
-      const bool split_k = sig.direction == ConvDirection::kBwdWeight && sig.family != KernelFamily::kStreamK;
+      // Implicit-GEMM bwd_weight is also checked with split-K (k_batch 3) on every supported problem; stream-K
+      // splits GEMM K itself and depthwise its reduction into chunks, and both accept only k_batch 1.
+      const bool split_k = sig.direction == ConvDirection::kBwdWeight && sig.family == KernelFamily::kImplicitGemm;
       const std::vector<int> k_batches = split_k ? std::vector<int>{1, 3} : std::vector<int>{1};
       for (int k_batch : k_batches) {
         args.k_batch = k_batch;

@@ -1,7 +1,10 @@
-// Depthwise GPU check and bandwidth: every hand depthwise instance (hand_depthwise.cu) against the reference
-// (reference/device.cuh) on a depthwise battery (3x3/5x5/7x7, strides 1 and 2, odd sizes, N = 1, channel tails,
-// asymmetric right padding, large layers), then each supported instance timed on the large layers: median of 10
-// runs, each after an L2 flush, GB/s = ConvProblem::bytes (input + weight + output once) / time.
+// Depthwise GPU check and bandwidth, all three directions: every hand depthwise instance (hand_depthwise.cu,
+// hand_depthwise_bwd.cu) against the reference (reference/device.cuh) on a depthwise battery (3x3/5x5/7x7,
+// strides 1 and 2, odd sizes, N = 1, channel tails, padding beyond the filter radius, asymmetric right padding,
+// large layers). The tensor a direction writes is poisoned (NaN) before every run, and so is a bwd_weight
+// instance's workspace; bwd_weight runs twice and the two results must be bit-identical. Then each supported
+// instance is timed on the large layers: median of 10 runs, each after an L2 flush, GB/s = ConvProblem::bytes
+// (input + weight + output once) / time.
 //
 //   hand_depthwise_check [--no-timing] [--no-large]   (--no-large: skip the large layers, e.g. under memcheck)
 //
@@ -24,6 +27,7 @@
 
 namespace tiledispatch::hand {
 void add_hand_depthwise(InstanceList&);
+void add_hand_depthwise_bwd(InstanceList&);
 }  // namespace tiledispatch::hand
 
 namespace {
@@ -44,6 +48,15 @@ ConvProblem depthwise(int64_t N, int64_t C, int64_t H, int64_t W, int64_t f, int
   return check::conv2d(C, N, C, C, H, W, f, s, pad, 1);
 }
 
+struct Counts {
+  int checked = 0, passed = 0, not_supported = 0, failed = 0;
+};
+
+// The tensor a direction writes (runtime/arguments.hpp).
+DeviceBuffer& written(ConvDirection d, DeviceBuffer& in, DeviceBuffer& wei, DeviceBuffer& out) {
+  return d == ConvDirection::kFwd ? out : d == ConvDirection::kBwdData ? in : wei;
+}
+
 std::vector<Entry> depthwise_battery() {
   ConvProblem same_s2 = depthwise(2, 32, 16, 16, 3, 2, 1);
   same_s2.right_pad = {0, 0, 0};  // TensorFlow "SAME" for an even input: pad only on the left/top
@@ -60,6 +73,10 @@ std::vector<Entry> depthwise_battery() {
       {"5x5 s2 N=2 C=24 13x13", depthwise(2, 24, 13, 13, 5, 2, 2), false},
       {"5x5 s2 N=1 C=72 odd 21x17", depthwise(1, 72, 21, 17, 5, 2, 2), false},
       {"7x7 s1 N=1 C=64 15x15", depthwise(1, 64, 15, 15, 7, 1, 3), false},
+      {"7x7 s2 N=2 C=24 odd 19x21", depthwise(2, 24, 19, 21, 7, 2, 3), false},
+      {"3x3 s1 pad 2 (> radius) N=2 C=24 11x13", depthwise(2, 24, 11, 13, 3, 1, 2), false},
+      {"3x3 s2 pad 2 (> radius) N=1 C=40 odd 15x17", depthwise(1, 40, 15, 17, 3, 2, 2), false},
+      {"3x3 s2 N=1 C=64 odd 7x9 (one tile)", depthwise(1, 64, 7, 9, 3, 2, 1), false},
       {"not depthwise: C/G=2", check::conv2d(8, 2, 16, 16, 12, 12, 3, 1, 1, 1), false},
       {"3x3 s1 dilation 2", check::conv2d(16, 1, 16, 16, 12, 12, 3, 1, 2, 2), false},
       {"large 3x3 s1 N=32 C=32 112x112", depthwise(32, 32, 112, 112, 3, 1, 1), true},
@@ -115,6 +132,7 @@ int main(int argc, char** argv) {
   {
     InstanceList list;
     hand::add_hand_depthwise(list);
+    hand::add_hand_depthwise_bwd(list);
     registry.register_set(std::move(list));
   }
   int device = 0;
@@ -125,69 +143,91 @@ int main(int argc, char** argv) {
   std::vector<Entry> battery = depthwise_battery();
   if (!include_large) battery.erase(std::remove_if(battery.begin(), battery.end(), [](const Entry& e) { return e.timed; }),
                                     battery.end());
-  int checked = 0, passed = 0, not_supported = 0, failed = 0;
+  std::map<ConvDirection, Counts> counts;
   std::map<std::string, int> reasons;
-  // Best GB/s per (problem, dtype) and the instance that reached it.
+  // Best GB/s per (direction, problem, dtype) and the instance that reached it.
   std::map<std::string, std::pair<double, std::string>> best;
   DeviceBuffer flush(size_t(256) << 20);
   uint32_t seed = 1;
   for (const GroupedConvInstance* instance : registry.list()) {
-    const DataType dtype = instance->signature().dtype;
+    const Signature sig = instance->signature();
+    const DataType dtype = sig.dtype;
     const std::string name(instance->name());
+    const std::string direction(to_token(sig.direction));
     for (const Entry& e : battery) {
       const ConvProblem& p = e.problem;
+      Counts& count = counts[sig.direction];
       if (Support s = instance->is_supported(p); !s) {
-        ++not_supported;
-        ++reasons[s.reason];
+        ++count.not_supported;
+        ++reasons[direction + ": " + s.reason];
         continue;
       }
-      ++checked;
+      ++count.checked;
       const int elem = element_bytes(dtype);
       DeviceBuffer in(size_t(p.input_elements()) * elem), wei(size_t(p.weight_elements()) * elem),
-          out(size_t(p.output_elements()) * elem), ref(size_t(p.output_elements()) * 4),
-          got(size_t(p.output_elements()) * 4);
+          out(size_t(p.output_elements()) * elem), work(instance->workspace_bytes(p, 1));
+      const int64_t result_count = reference::result_elements(sig.direction, p);
+      DeviceBuffer ref(size_t(result_count) * 4), got(size_t(result_count) * 4);
+      // Fresh random values in all three tensors: the one the direction writes is poisoned before each run.
       fill(dtype, in.ptr, p.input_elements(), seed++);
       fill(dtype, wei.ptr, p.weight_elements(), seed++);
-      TD_CHECK_CUDA(cudaMemset(out.ptr, 0xFF, out.bytes));  // NaN in every dtype: unwritten outputs fail
+      fill(dtype, out.ptr, p.output_elements(), seed++);
+      DeviceBuffer& result = written(sig.direction, in, wei, out);
       ConvArgs args;
       args.input = in.ptr, args.weight = wei.ptr, args.output = out.ptr;
-      TD_CHECK_CUDA(reference::run(ConvDirection::kFwd, dtype, p, args, static_cast<float*>(ref.ptr)));
+      args.workspace = work.ptr, args.workspace_bytes = work.bytes;
+      TD_CHECK_CUDA(reference::run(sig.direction, dtype, p, args, static_cast<float*>(ref.ptr)));
       std::string failure;
+      // bwd_weight twice: the deterministic reduction must give the same bits (runs[0] vs runs[1]).
+      const int runs = sig.direction == ConvDirection::kBwdWeight ? 2 : 1;
+      std::vector<std::vector<unsigned char>> bits(runs, std::vector<unsigned char>(result.bytes));
       if (Support a = instance->check_args(p, args); !a) {
         failure = "check_args: " + a.reason;
       } else {
-        const cudaError_t launch = instance->run(p, args);
-        const cudaError_t sync = cudaDeviceSynchronize();
-        if (launch != cudaSuccess || sync != cudaSuccess) {
-          std::printf("FAILED %s | %s | run: %s\n", name.c_str(), e.what,
-                      cudaGetErrorString(launch != cudaSuccess ? launch : sync));
-          if (sync != cudaSuccess) return 1;  // sticky error
-          ++failed;
-          continue;
+        for (int run = 0; run < runs && failure.empty(); ++run) {
+          TD_CHECK_CUDA(cudaMemset(result.ptr, 0xFF, result.bytes));  // NaN in every dtype: unwritten outputs fail
+          TD_CHECK_CUDA(cudaMemset(work.ptr, 0xFF, work.bytes));      // so do unwritten partials
+          const cudaError_t launch = instance->run(p, args);
+          const cudaError_t sync = cudaDeviceSynchronize();
+          if (launch != cudaSuccess || sync != cudaSuccess) {
+            std::printf("FAILED %s | %s | run: %s\n", name.c_str(), e.what,
+                        cudaGetErrorString(launch != cudaSuccess ? launch : sync));
+            if (sync != cudaSuccess) return 1;  // sticky error
+            failure = "launch failed";
+            break;
+          }
+          TD_CHECK_CUDA(cudaMemcpy(bits[run].data(), result.ptr, result.bytes, cudaMemcpyDeviceToHost));
         }
-        std::vector<float> ref_host(size_t(p.output_elements())), got_host(size_t(p.output_elements()));
-        widen(dtype, out.ptr, static_cast<float*>(got.ptr), p.output_elements());
-        TD_CHECK_CUDA(cudaMemcpy(ref_host.data(), ref.ptr, ref.bytes, cudaMemcpyDeviceToHost));
-        TD_CHECK_CUDA(cudaMemcpy(got_host.data(), got.ptr, got.bytes, cudaMemcpyDeviceToHost));
-        const double err = relative_l2(got_host, ref_host);
-        const double tol = dtype == DataType::kFp32 ? 1e-5 : 1e-2;  // fp32 depthwise is plain FMA, no TF32
-        if (!(err <= tol)) {
-          char buf[96];
-          std::snprintf(buf, sizeof buf, "relative L2 %.3e > %.0e", err, tol);
-          failure = buf;
+        if (failure.empty()) {
+          std::vector<float> ref_host(static_cast<size_t>(result_count)), got_host(static_cast<size_t>(result_count));
+          widen(dtype, result.ptr, static_cast<float*>(got.ptr), result_count);
+          TD_CHECK_CUDA(cudaMemcpy(ref_host.data(), ref.ptr, ref.bytes, cudaMemcpyDeviceToHost));
+          TD_CHECK_CUDA(cudaMemcpy(got_host.data(), got.ptr, got.bytes, cudaMemcpyDeviceToHost));
+          const double err = relative_l2(got_host, ref_host);
+          // fp32 depthwise is plain FMA, no TF32; bwd_weight sums up to N*Ho*Wo terms per weight, in another
+          // order than the reference's fp32 loop.
+          const double tol = dtype != DataType::kFp32 ? 1e-2 : sig.direction == ConvDirection::kBwdWeight ? 1e-4 : 1e-5;
+          if (!(err <= tol)) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "relative L2 %.3e > %.0e", err, tol);
+            failure = buf;
+          } else if (runs == 2 && bits[0] != bits[1]) {
+            failure = "two runs differ bitwise (the reduction is not deterministic)";
+          }
         }
       }
       if (!failure.empty()) {
-        ++failed;
+        ++count.failed;
         std::printf("FAILED %s | %s | %s | %s\n", name.c_str(), e.what, p.to_string().c_str(), failure.c_str());
         continue;
       }
-      ++passed;
+      ++count.passed;
       if (timing && e.timed) {
         const float ms = time_ms(*instance, p, args, flush);
         const double gbs = p.bytes(dtype) / (double(ms) * 1e6);
-        std::printf("TIME %-36s | %-40s | %8.1f us | %7.1f GB/s\n", name.c_str(), e.what, ms * 1e3, gbs);
-        auto& slot = best[std::string(e.what) + " " + std::string(to_token(dtype))];
+        std::printf("TIME %-10s %-40s | %-40s | %8.1f us | %7.1f GB/s\n", direction.c_str(), name.c_str(), e.what,
+                    ms * 1e3, gbs);
+        auto& slot = best[direction + " " + std::string(e.what) + " " + std::string(to_token(dtype))];
         if (gbs > slot.first) slot = {gbs, name};
       }
     }
@@ -195,10 +235,18 @@ int main(int argc, char** argv) {
   std::printf("\nnot-supported reasons (count):\n");
   for (const auto& [reason, n] : reasons) std::printf("  %4d  %s\n", n, reason.c_str());
   if (!best.empty()) {
-    std::printf("\nbest per problem and dtype (GB/s, device peak ~3350 H100 SXM / ~4800 H200):\n");
-    for (const auto& [what, b] : best) std::printf("  %-52s %7.1f  %s\n", what.c_str(), b.first, b.second.c_str());
+    std::printf("\nbest per direction, problem and dtype (GB/s, device peak ~3350 H100 SXM / ~4800 H200):\n");
+    for (const auto& [what, b] : best) std::printf("  %-64s %7.1f  %s\n", what.c_str(), b.first, b.second.c_str());
+  }
+  std::printf("\n%-11s %8s %8s %14s %8s\n", "direction", "checked", "passed", "not supported", "failed");
+  Counts total;
+  for (auto d : {ConvDirection::kFwd, ConvDirection::kBwdData, ConvDirection::kBwdWeight}) {
+    const Counts& c = counts[d];
+    std::printf("%-11s %8d %8d %14d %8d\n", to_token(d).data(), c.checked, c.passed, c.not_supported, c.failed);
+    total.checked += c.checked, total.passed += c.passed, total.not_supported += c.not_supported;
+    total.failed += c.failed;
   }
   std::printf("\ndepthwise: instances %zu, problems %zu, checked %d, passed %d, not supported %d, failed %d\n",
-              registry.size(), battery.size(), checked, passed, not_supported, failed);
-  return failed == 0 ? 0 : 1;
+              registry.size(), battery.size(), total.checked, total.passed, total.not_supported, total.failed);
+  return total.failed == 0 ? 0 : 1;
 }

@@ -182,8 +182,12 @@ def test_registry_lists_one_plugin_per_direction_and_family():
         ("bwd_weight", "implicit_gemm"),
         ("bwd_weight", "streamk"),
         ("fwd", "depthwise"),
+        ("bwd_data", "depthwise"),
+        ("bwd_weight", "depthwise"),
     }
     assert registry.for_config(make_depthwise()).name == "depthwise_fwd"
+    assert registry.for_config(make_depthwise(direction="bwd_data")).name == "depthwise_bwd_data"
+    assert registry.for_config(make_depthwise(direction="bwd_weight")).name == "depthwise_bwd_weight"
     streamk = make_config(direction="bwd_weight", streamk_enabled=True)
     assert registry.for_config(streamk).name == "streamk_bwd_weight"
 

@@ -123,6 +123,26 @@ def test_parsed_fields_by_name():
     assert depthwise.to_config() == make_depthwise()
 
 
+@pytest.mark.parametrize(
+    ("direction", "kernel"),
+    [
+        ("bwd_data", "GroupedConvolutionBackwardDataKernel"),
+        ("bwd_weight", "GroupedConvolutionBackwardWeightKernel"),
+    ],
+)
+def test_depthwise_backward_strings_round_trip(direction, kernel):
+    """The backward depthwise strings keep the forward's 20 fields under the direction's kernel token, and
+    parse back to their own direction (the padding, which no depthwise string carries, given)."""
+    config = make_depthwise(direction=direction, filter=7, pad_h=2, pad_w=3, stride_h=2, stride_w=2)
+    assert config.instance_string == DEPTHWISE.replace("GroupedConvolutionForwardKernel", kernel).replace(
+        ",3,3,1,1,", ",7,7,2,2,"
+    )
+    parsed = parse_instance_string(config.instance_string)
+    assert isinstance(parsed, ParsedDepthwiseString) and parsed.direction.value == direction
+    assert parsed.to_config(pad_h=2, pad_w=3) == config
+    assert parsed.to_config() == config.replace(pad_h=3, pad_w=3)  # (filter - 1) / 2 by default
+
+
 def test_trailing_streamk_flag_form():
     parsed = parse_instance_string(BWD_WEIGHT[:-1] + ",0>")
     assert parsed.trailing_streamk_flag and not parsed.streamk_enabled

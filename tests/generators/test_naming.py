@@ -23,6 +23,18 @@ def test_ck_examples():
     assert parse_kernel_name(CK_DEPTHWISE_EXAMPLE) == make_depthwise()
 
 
+@pytest.mark.parametrize("direction", ["bwd_data", "bwd_weight"])
+def test_depthwise_backward_names_round_trip(direction):
+    """The backward directions spell CK's depthwise name with their own direction token, and parse back to
+    exactly their configuration (never the forward one of the same fields)."""
+    expected = CK_DEPTHWISE_EXAMPLE.replace("grouped_conv_fwd_", f"grouped_conv_{direction}_")
+    config = make_depthwise(direction=direction, filter=5, pad_h=2, pad_w=2, stride_h=2, stride_w=2)
+    assert make_depthwise(direction=direction).name == expected
+    assert parse_kernel_name(expected).direction.value == direction
+    assert parse_kernel_name(config.name) == config
+    assert parse_kernel_name(config.name) != config.replace(direction="fwd")
+
+
 @pytest.mark.parametrize(
     ("changes", "suffix"),
     [
@@ -83,6 +95,8 @@ def test_alias_accepted_in_names_but_never_written():
         CK_EXAMPLE.replace("128x128x32", "0128x128x32"),
         CK_EXAMPLE.replace("nhwgc_2d", "nhwgc_3d"),  # layout/ndim mismatch
         "grouped_conv_fwd_depthwise_fp16_ngchw_2d_8x8_f3",
+        CK_DEPTHWISE_EXAMPLE.replace("_fwd_", "_bwd_"),  # no such direction
+        CK_DEPTHWISE_EXAMPLE.replace("_fwd_", "_bwd_data_").replace("_2d_", "_3d_"),
         "",
     ],
 )

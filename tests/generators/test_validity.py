@@ -10,6 +10,8 @@ from generators.validity import (
     DEPTHWISE_RULES,
     IMPLICIT_GEMM_RULES,
     accumulators_per_thread,
+    bwd_data_dy_hi,
+    bwd_data_dy_lo,
     depthwise_smem_bytes,
     rule_ids,
     smem_bytes,
@@ -200,6 +202,36 @@ DEPTHWISE_CASES = [
     ("depthwise_sub_tile", dict(sub_h=4), dict(sub_h=3)),
     ("depthwise_padding", dict(pad_h=2), dict(pad_h=3)),
     ("depthwise_shared_memory", dict(tile_h=64, tile_w=64, nbatch=4), dict(tile_h=128, tile_w=128, nbatch=8)),
+    (
+        "depthwise_bwd_data_phases",
+        dict(direction="bwd_data", stride_h=2, stride_w=2, sub_h=2, sub_w=4),
+        dict(direction="bwd_data", stride_h=2, stride_w=2, sub_h=2, sub_w=1),
+    ),
+    (
+        "depthwise_bwd_weight_lanes",
+        dict(direction="bwd_weight", nbatch=4),
+        dict(direction="bwd_weight", nbatch=6),
+    ),
+    (
+        "depthwise_bwd_weight_registers",
+        dict(direction="bwd_weight", filter=7, pad_h=3, pad_w=3, nbatch=2, in_vec=4, out_vec=4),
+        dict(
+            direction="bwd_weight",
+            filter=7,
+            pad_h=3,
+            pad_w=3,
+            nbatch=8,
+            in_vec=4,
+            out_vec=4,
+            tile_h=16,
+            tile_w=16,
+        ),
+    ),
+    (
+        "depthwise_shared_memory",
+        dict(direction="bwd_weight", tile_h=32, tile_w=32, nbatch=2, sub_h=8, sub_w=8, in_vec=8, out_vec=8),
+        dict(direction="bwd_weight", tile_h=64, tile_w=64, nbatch=2, sub_h=8, sub_w=8, in_vec=8, out_vec=8),
+    ),
 ]
 
 
@@ -212,3 +244,20 @@ def test_depthwise_rule(rule, passing, failing):
 
 def test_every_depthwise_rule_is_covered():
     assert {r.id for r in DEPTHWISE_RULES} == {c[0] for c in DEPTHWISE_CASES}
+
+
+@pytest.mark.parametrize("stride", [1, 2, 3])
+@pytest.mark.parametrize("filter_size", [1, 2, 3, 5, 7])
+def test_bwd_data_dy_extent_is_exactly_the_taps_reach(stride, filter_size):
+    """The dY rows a bwd_data tile stages (``bwd_data_dy_lo``/``_hi``, mirrored by the kernel) are exactly
+    those some dX row of the tile reads through a tap: (i + pad - f) / stride for the taps f that divide."""
+    for pad in range(filter_size):
+        for extent in (stride, 2 * stride, 8 * stride):
+            reached = [
+                (i + pad - f) // stride
+                for i in range(extent)
+                for f in range(filter_size)
+                if (i + pad - f) % stride == 0
+            ]
+            assert bwd_data_dy_lo(filter_size, stride, pad) == min(reached), (pad, extent)
+            assert bwd_data_dy_hi(extent, filter_size, stride, pad) == max(reached), (pad, extent)

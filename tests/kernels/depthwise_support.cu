@@ -1,8 +1,10 @@
-// Prints, for a few depthwise instances, the compiled instance string and is_supported / check_args on crafted
-// problems (host only: nothing is launched). tests/kernels/test_depthwise.py checks the lines.
+// Prints, for a few depthwise instances of the three directions, the compiled instance string and is_supported /
+// check_args / workspace_bytes on crafted problems (host only: nothing is launched).
+// tests/kernels/test_depthwise.py checks the lines.
 #include <cstdio>
 #include <string>
 
+#include "tiledispatch/kernels/depthwise_bwd_instance.hpp"
 #include "tiledispatch/kernels/depthwise_instance.hpp"
 
 using namespace tiledispatch;
@@ -20,10 +22,26 @@ using namespace tiledispatch;
     std::string_view name() const override { return #NAME; }                    \
   };
 
+#define TRAITS_BWD(NAME, CLASS, DIR, DT, TH, TW, F, S, P, NB, SH, SW, IV, OV) \
+  struct NAME##_traits {                                                      \
+    static constexpr Arch kArch = Arch::kSm90a;                               \
+    static constexpr ConvDirection kDirection = ConvDirection::DIR;           \
+    static constexpr DataType kDataType = DataType::DT;                       \
+    static constexpr int kTileH = TH, kTileW = TW, kFilter = F;               \
+    static constexpr int kStrideH = S, kStrideW = S, kPadH = P, kPadW = P;    \
+    static constexpr int kNBatch = NB, kSubH = SH, kSubW = SW;                \
+    static constexpr int kInVec = IV, kOutVec = OV;                           \
+  };                                                                          \
+  struct NAME final : CLASS<NAME##_traits> {                                  \
+    std::string_view name() const override { return #NAME; }                 \
+  };
+
 TRAITS(a, kFp16, 8, 8, 3, 1, 1, 8, 2, 2, 2, 2)
 TRAITS(b, kBf16, 32, 32, 5, 2, 2, 1, 2, 8, 8, 8)
 TRAITS(c, kFp32, 32, 32, 9, 1, 4, 16, 4, 4, 4, 4)  // 40x40 halo x 64 channels x 4 bytes: over 227 KB
 TRAITS(d, kFp16, 8, 8, 3, 1, 1, 1, 2, 2, 8, 4)    // in_vec 8 wider than the block's 4 channels
+TRAITS_BWD(e, DepthwiseBwdDataInstance, kBwdData, kFp16, 16, 16, 3, 2, 1, 8, 2, 2, 8, 8)
+TRAITS_BWD(f, DepthwiseBwdWeightInstance, kBwdWeight, kBf16, 16, 16, 5, 1, 2, 4, 2, 4, 4, 4)
 
 ConvProblem dw(int64_t N, int64_t C, int64_t H, int64_t W, int64_t f, int64_t s, int64_t pad) {
   ConvProblem p;
@@ -78,5 +96,26 @@ int main() {
   args.input = buffer, args.k_batch = 2;
   const Support k_batch = ib.check_args(dw(1, 240, 56, 56, 5, 2, 2), args);
   std::printf("b_k_batch %s\n", k_batch ? "yes" : ("no: " + k_batch.reason).c_str());
+
+  const e ie;
+  const f iff;
+  std::printf("string_e %s\n", std::string(ie.instance_string()).c_str());
+  std::printf("string_f %s\n", std::string(iff.instance_string()).c_str());
+  std::printf("signature_e %d %d\n", int(ie.signature().direction), int(ie.signature().family));
+  std::printf("signature_f %d %d\n", int(iff.signature().direction), int(iff.signature().family));
+  report("e_match", ie, dw(1, 64, 17, 23, 3, 2, 1));
+  report("e_stride", ie, dw(1, 64, 17, 23, 3, 1, 1));
+  report("e_pad", ie, dw(1, 64, 17, 23, 3, 2, 2));
+  report("f_match", iff, dw(2, 64, 20, 20, 5, 1, 2));
+  report("f_filter", iff, dw(2, 64, 20, 20, 7, 1, 3));
+  report("f_odd_c", iff, dw(2, 6, 20, 20, 5, 1, 2));
+  std::printf("f_workspace %zu\n", iff.workspace_bytes(dw(2, 64, 20, 20, 5, 1, 2), 1));
+  ConvArgs bwd;
+  bwd.input = buffer, bwd.output = buffer + 2, bwd.weight = buffer;
+  const Support e_misaligned = ie.check_args(dw(1, 64, 17, 23, 3, 2, 1), bwd);
+  std::printf("e_misaligned %s\n", e_misaligned ? "yes" : ("no: " + e_misaligned.reason).c_str());
+  bwd.output = buffer;
+  const Support f_workspace = iff.check_args(dw(2, 64, 20, 20, 5, 1, 2), bwd);
+  std::printf("f_no_workspace %s\n", f_workspace ? "yes" : ("no: " + f_workspace.reason).c_str());
   return 0;
 }

@@ -1,4 +1,5 @@
-"""Depthwise forward instances: compiled instance strings, exact is_supported (CPU), and the GPU check."""
+"""Depthwise instances of the three directions: compiled instance strings, exact is_supported (CPU), the
+bwd_weight workspace, and the GPU check (reference comparison, poisoned outputs, bit-identical bwd_weight)."""
 
 from __future__ import annotations
 
@@ -25,9 +26,18 @@ def support_lines(nvcc: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
 
 
 def _config(
-    dtype: str, tile: int, filt: int, stride: int, pad: int, nb: int, sub: tuple[int, int], vec: int
+    dtype: str,
+    tile: int,
+    filt: int,
+    stride: int,
+    pad: int,
+    nb: int,
+    sub: tuple[int, int],
+    vec: int,
+    direction: str = "fwd",
 ) -> DepthwiseConfig:
     return DepthwiseConfig(
+        direction=direction,
         dtype=dtype,
         tile_h=tile,
         tile_w=tile,
@@ -47,6 +57,37 @@ def _config(
 def test_compiled_instance_strings_match_the_generator(support_lines: dict[str, str]) -> None:
     assert support_lines["string_a"] == _config("fp16", 8, 3, 1, 1, 8, (2, 2), 2).instance_string
     assert support_lines["string_b"] == _config("bf16", 32, 5, 2, 2, 1, (2, 8), 8).instance_string
+    assert support_lines["string_e"] == _config("fp16", 16, 3, 2, 1, 8, (2, 2), 8, "bwd_data").instance_string
+    assert (
+        support_lines["string_f"] == _config("bf16", 16, 5, 1, 2, 4, (2, 4), 4, "bwd_weight").instance_string
+    )
+    assert support_lines["string_e"].startswith(
+        "GroupedConvolutionBackwardDataKernel<2,Default,Depthwise,8,8,8,"
+    )
+    assert support_lines["string_f"].startswith(
+        "GroupedConvolutionBackwardWeightKernel<2,Default,Depthwise,4,4,4,"
+    )
+
+
+def test_backward_signatures(support_lines: dict[str, str]) -> None:
+    """The backward instances sign as their direction and the depthwise family (enumerator positions of
+    runtime/types.hpp): the registry routes bwd_data/bwd_weight depthwise problems to them, and selection
+    prefers the depthwise family."""
+    text = (REPO_ROOT / "instances" / "include" / "tiledispatch" / "runtime" / "types.hpp").read_text()
+
+    def position(enum: str, member: str) -> int:
+        body = text.split(f"enum class {enum} {{")[1].split("}")[0]
+        return [m.strip().split(" ")[0] for m in body.split(",")].index(member)
+
+    depthwise = position("KernelFamily", "kDepthwise")
+    assert support_lines["signature_e"] == f"{position('ConvDirection', 'kBwdData')} {depthwise}"
+    assert support_lines["signature_f"] == f"{position('ConvDirection', 'kBwdWeight')} {depthwise}"
+
+
+def test_bwd_weight_workspace(support_lines: dict[str, str]) -> None:
+    """One fp32 partial per (chunk, tap, padded channel): 2 images x 2x2 tiles of 16x16 over the 20x20 dY
+    are 8 (image, tile) items; 64 channels are 4 slices of 16, so up to 1024 / 4 chunks: 8 x 25 taps x 64."""
+    assert int(support_lines["f_workspace"]) == 8 * 25 * 64 * 4
 
 
 @pytest.mark.parametrize(
@@ -70,6 +111,14 @@ def test_compiled_instance_strings_match_the_generator(support_lines: dict[str, 
         ("d_slice", "no: in_vec 8 does not divide the block's nbatch x out_vec = 4 channels"),
         ("b_misaligned", "no: input pointer not aligned to in_vec x element size"),
         ("b_k_batch", "no: k_batch 2: only 1 is supported"),
+        ("e_match", "yes"),
+        ("e_stride", "no: stride 1x1, instance computes 2x2"),
+        ("e_pad", "no: left pad 2x2, instance computes 1x1"),
+        ("e_misaligned", "no: output (dY) pointer not aligned to in_vec x element size"),
+        ("f_match", "yes"),
+        ("f_filter", "no: filter 7x7, instance computes 5x5"),
+        ("f_odd_c", "no: C=6 is not a multiple of in_vec 4 and out_vec 4 (vectors run along the channels)"),
+        ("f_no_workspace", "no: workspace of 0 bytes, needs 51200"),
     ],
 )
 def test_is_supported_is_exact(support_lines: dict[str, str], label: str, expected: str) -> None:
@@ -82,6 +131,7 @@ def test_depthwise_instances_match_the_reference(nvcc: Path, tmp_path: Path) -> 
     binary = tmp_path / "hand_depthwise_check"
     sources = [
         gpu_check / "hand_depthwise.cu",
+        gpu_check / "hand_depthwise_bwd.cu",
         gpu_check / "hand_depthwise_check.cu",
         REPO_ROOT / "instances" / "src" / "registry.cpp",
     ]
@@ -104,6 +154,6 @@ def test_depthwise_instances_match_the_reference(nvcc: Path, tmp_path: Path) -> 
     ran = subprocess.run([str(binary), "--no-timing"], capture_output=True, text=True, check=False)
     assert ran.returncode == 0, ran.stdout[-4000:]
     summary = ran.stdout.splitlines()[-1]
-    assert summary.startswith("depthwise: instances 25,") and summary.endswith("failed 0")
+    assert summary.startswith("depthwise: instances 55,") and summary.endswith("failed 0")
     checked = int(summary.split("checked ")[1].split(",")[0])
-    assert checked >= 90
+    assert checked >= 200

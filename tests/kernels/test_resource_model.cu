@@ -2,8 +2,9 @@
 // allocates and (implicit GEMM) its fp32 accumulators per thread, its Hopper-path shared memory (0 when it
 // runs on the first generation) and its first-generation stages, read from the kernels' own constexpr
 // quantities: ImplicitGemmConfig<Traits>::kSmemBytes / kAccumulatorsPerThread / kStages
-// (implicit_gemm_config.hpp, sized by ArchTraits<Traits::kArch>) and depthwise::Shape<Traits>::kSmemBytes
-// (depthwise_kernel.cuh). Host only: nothing is launched.
+// (implicit_gemm_config.hpp, sized by ArchTraits<Traits::kArch>) and the depthwise kernel shape's kSmemBytes
+// (depthwise::ShapeOf<Traits>: Shape, BwdDataShape or BwdWeightShape by direction, depthwise_bwd_kernel.cuh).
+// Host only: nothing is launched.
 //
 // resource_headers.inc (generated) includes the rendered kernels/<name>.hpp; the test puts stub instance
 // headers first on the include path, so only the traits and the config headers are compiled.
@@ -11,6 +12,7 @@
 #include <cstdio>
 
 #include "resource_headers.inc"
+#include "tiledispatch/kernels/depthwise_bwd_kernel.cuh"
 
 namespace {
 
@@ -24,7 +26,7 @@ void print_gemm(const char* name) {
 
 template <class Traits>
 void print_depthwise(const char* name) {
-  using Shape = tiledispatch::kernels::depthwise::Shape<Traits>;
+  using Shape = typename tiledispatch::kernels::depthwise::ShapeOf<Traits>::type;
   std::printf("%s %d - 0 0\n", name, Shape::kSmemBytes);
 }
 

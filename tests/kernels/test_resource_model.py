@@ -35,6 +35,7 @@ from tests.kernels.conftest import REPO_ROOT
 
 FULL_EVERY = 211  # a prime stride over each request's full: a spread of tiles, pipelines and features
 REJECTED_PER_REQUEST = 2
+DEPTHWISE_EVERY = 3
 ARCH_DIVERGENT_PER_REQUEST = 2  # configurations whose shared memory differs between sm_90a and sm_80
 ARCH = get_arch("sm_90a")
 # Issue 14: on sm_80 Python said 130 KB and valid while the kernel, sized by a hard-coded 227 KB limit, put
@@ -66,6 +67,20 @@ template <class Traits> struct DepthwiseInstance {
 };
 }  // namespace tiledispatch
 """,
+    "depthwise_bwd_instance.hpp": """#pragma once
+#include <string_view>
+#include "tiledispatch/kernels/depthwise_bwd_kernel.cuh"
+namespace tiledispatch {
+template <class Traits> struct DepthwiseBwdDataInstance {
+  virtual ~DepthwiseBwdDataInstance() = default;
+  virtual std::string_view name() const = 0;
+};
+template <class Traits> struct DepthwiseBwdWeightInstance {
+  virtual ~DepthwiseBwdWeightInstance() = default;
+  virtual std::string_view name() const = 0;
+};
+}  // namespace tiledispatch
+""",
 }
 
 
@@ -83,6 +98,9 @@ def sample() -> tuple[AnyConfig, ...]:
                     configs = result.configs[::FULL_EVERY] if ruleset == "full" else result.configs
                     chosen.update((c.name, c) for c in configs)
                     if ruleset == "full":
+                        # Every third depthwise configuration: each direction's halo formula, both strides.
+                        depthwise = [c for c in result.configs if isinstance(c, DepthwiseConfig)]
+                        chosen.update((c.name, c) for c in depthwise[::DEPTHWISE_EVERY])
                         over = [r.config for r in result.rejected if r.rule == "shared_memory"]
                         chosen.update((c.name, c) for c in over[:REJECTED_PER_REQUEST])
                         # Where the fold placement follows the arch's limit (the sm_80 bug of issue 14).
@@ -162,6 +180,8 @@ def test_sample_exercises_every_term() -> None:
     assert any(c.wave_k > 1 for c in gemm)
     assert any(smem_bytes(c, ARCH) > ARCH.smem_per_block_bytes for c in gemm)
     assert any(c.out_vec > 1 for c in depthwise) and any(c.sub_w * c.stride_w > 2 for c in depthwise)
+    assert {c.direction for c in depthwise} == set(Direction)
+    assert any(c.direction is Direction.BWD_DATA and c.stride_h > 1 for c in depthwise)
     plans = [hopper_plan(c, ARCH) for c in gemm]
     reasons = {p for p in plans if isinstance(p, str)}
     built = [p for p in plans if isinstance(p, HopperPlan)]

@@ -12,6 +12,7 @@
 
 #include "tiledispatch/kernels/depthwise_kernel.cuh"
 #include "tiledispatch/kernels/fixed_string.hpp"
+#include "tiledispatch/kernels/instance_string.hpp"
 #include "tiledispatch/runtime/check.hpp"
 #include "tiledispatch/runtime/instance.hpp"
 
@@ -19,10 +20,11 @@ namespace tiledispatch {
 
 namespace kernels {
 
-// GroupedConvolutionForwardKernel<NDim,Spec,Depthwise,InVec,WeiVec,OutVec,BlockSize,TileH,TileW,FilterH,FilterW,
-// StrideH,StrideW,NBatch,SubTileH,SubTileW,InType,WeiType,AccType,OutType>; WeiVec = InVec and BlockSize 64, as
-// upstream (generators/instance_string.py decides the same).
-template <class Traits>
+// GroupedConvolution{Forward,BackwardData,BackwardWeight}Kernel<NDim,Spec,Depthwise,InVec,WeiVec,OutVec,BlockSize,
+// TileH,TileW,FilterH,FilterW,StrideH,StrideW,NBatch,SubTileH,SubTileW,InType,WeiType,AccType,OutType>; WeiVec =
+// InVec and BlockSize 64, as upstream (generators/instance_string.py decides the same). The backward directions
+// keep the forward's 20 fields under their own kernel token (docs/depthwise.md, "Configuration").
+template <class Traits, ConvDirection Direction = ConvDirection::kFwd>
 constexpr FixedString<256> build_depthwise_instance_string() {
   FieldList<200> f;
   const std::string_view type = to_token(Traits::kDataType);
@@ -32,8 +34,73 @@ constexpr FixedString<256> build_depthwise_instance_string() {
   f.field(Traits::kStrideH).field(Traits::kStrideW).field(Traits::kNBatch).field(Traits::kSubH).field(Traits::kSubW);
   f.field(type).field(type).field(std::string_view("fp32")).field(type);
   FixedString<256> out;
-  out.append(std::string_view("GroupedConvolutionForwardKernel<")).append(f.text().view()).append(std::string_view(">"));
+  out.append(kernel_token(Direction)).append(std::string_view("<")).append(f.text().view());
+  out.append(std::string_view(">"));
   return out;
+}
+
+// The problem checks every depthwise instance makes, in this order; the reason names the first mismatch.
+// S is the instance's kernel shape (its shared memory and vector fit).
+template <class Traits, class S>
+Support depthwise_problem_support(const ConvProblem& p) {
+  if (std::string why = p.validate(); !why.empty()) return Support::no("invalid problem: " + why);
+  if (p.ndim_spatial != 2) return Support::no("depthwise is 2D only, got " + std::to_string(p.ndim_spatial) + "D");
+  if (p.c_per_group() != 1 || p.k_per_group() != 1) {
+    return Support::no("depthwise needs C/G == 1 and K/G == 1, got C/G=" + std::to_string(p.c_per_group()) +
+                       " K/G=" + std::to_string(p.k_per_group()));
+  }
+  if (p.filter[1] != Traits::kFilter || p.filter[2] != Traits::kFilter) {
+    return Support::no("filter " + std::to_string(p.filter[1]) + "x" + std::to_string(p.filter[2]) +
+                       ", instance computes " + std::to_string(Traits::kFilter) + "x" +
+                       std::to_string(Traits::kFilter));
+  }
+  if (p.stride[1] != Traits::kStrideH || p.stride[2] != Traits::kStrideW) {
+    return Support::no("stride " + std::to_string(p.stride[1]) + "x" + std::to_string(p.stride[2]) +
+                       ", instance computes " + std::to_string(Traits::kStrideH) + "x" +
+                       std::to_string(Traits::kStrideW));
+  }
+  if (p.dilation[1] != 1 || p.dilation[2] != 1) {
+    return Support::no("dilation " + std::to_string(p.dilation[1]) + "x" + std::to_string(p.dilation[2]) +
+                       ", depthwise instances compute dilation 1 only");
+  }
+  // Right padding only extends the zero border (it sets Ho/Wo), so any right pad is computed exactly.
+  if (p.left_pad[1] != Traits::kPadH || p.left_pad[2] != Traits::kPadW) {
+    return Support::no("left pad " + std::to_string(p.left_pad[1]) + "x" + std::to_string(p.left_pad[2]) +
+                       ", instance computes " + std::to_string(Traits::kPadH) + "x" + std::to_string(Traits::kPadW));
+  }
+  if (p.C % Traits::kInVec != 0 || p.C % Traits::kOutVec != 0) {
+    return Support::no("C=" + std::to_string(p.C) + " is not a multiple of in_vec " + std::to_string(Traits::kInVec) +
+                       " and out_vec " + std::to_string(Traits::kOutVec) + " (vectors run along the channels)");
+  }
+  if (!S::kVectorsFitSlice) {
+    return Support::no("in_vec " + std::to_string(Traits::kInVec) + " does not divide the block's nbatch x out_vec = " +
+                       std::to_string(S::kChannels) + " channels");
+  }
+  if (S::kSmemBytes > S::Target::kSmemPerBlockBytes) {
+    return Support::no("needs " + std::to_string(S::kSmemBytes) + " bytes of shared memory, " +
+                       std::string(S::Target::kName) + " allows " + std::to_string(S::Target::kSmemPerBlockBytes));
+  }
+  const auto o = p.output();
+  for (int64_t extent : {p.N, p.C, p.input[1], p.input[2], o[1], o[2]}) {
+    if (extent > INT_MAX) return Support::no("an extent exceeds 2^31-1: " + std::to_string(extent));
+  }
+  return Support::yes();
+}
+
+// k_batch 1, the staged tensor aligned to in_vec and the stored one to out_vec (weights are read element by
+// element); `staged_what`/`stored_what` name them in the reason.
+template <class S>
+Support depthwise_args_support(const ConvArgs& args, const void* staged, const char* staged_what, const void* stored,
+                               const char* stored_what) {
+  if (args.k_batch != 1) return Support::no("k_batch " + std::to_string(args.k_batch) + ": only 1 is supported");
+  const auto misaligned = [](const void* ptr, int bytes) { return reinterpret_cast<uintptr_t>(ptr) % bytes != 0; };
+  if (misaligned(staged, S::kInVec * int(sizeof(typename S::T)))) {
+    return Support::no(std::string(staged_what) + " pointer not aligned to in_vec x element size");
+  }
+  if (misaligned(stored, S::kOutVec * int(sizeof(typename S::T)))) {
+    return Support::no(std::string(stored_what) + " pointer not aligned to out_vec x element size");
+  }
+  return Support::yes();
 }
 
 }  // namespace kernels
@@ -51,45 +118,7 @@ class DepthwiseInstance : public GroupedConvInstance {
   // Exact: every problem this accepts is computed in bounds; the reason names the first mismatch.
   Support is_supported(const ConvProblem& p) const override {
     using S = kernels::depthwise::Shape<Traits>;
-    if (std::string why = p.validate(); !why.empty()) return Support::no("invalid problem: " + why);
-    if (p.ndim_spatial != 2) return Support::no("depthwise is 2D only, got " + std::to_string(p.ndim_spatial) + "D");
-    if (p.c_per_group() != 1 || p.k_per_group() != 1) {
-      return Support::no("depthwise needs C/G == 1 and K/G == 1, got C/G=" + std::to_string(p.c_per_group()) +
-                         " K/G=" + std::to_string(p.k_per_group()));
-    }
-    if (p.filter[1] != S::kFilter || p.filter[2] != S::kFilter) {
-      return Support::no("filter " + std::to_string(p.filter[1]) + "x" + std::to_string(p.filter[2]) +
-                         ", instance computes " + std::to_string(S::kFilter) + "x" + std::to_string(S::kFilter));
-    }
-    if (p.stride[1] != S::kStrideH || p.stride[2] != S::kStrideW) {
-      return Support::no("stride " + std::to_string(p.stride[1]) + "x" + std::to_string(p.stride[2]) +
-                         ", instance computes " + std::to_string(S::kStrideH) + "x" + std::to_string(S::kStrideW));
-    }
-    if (p.dilation[1] != 1 || p.dilation[2] != 1) {
-      return Support::no("dilation " + std::to_string(p.dilation[1]) + "x" + std::to_string(p.dilation[2]) +
-                         ", depthwise instances compute dilation 1 only");
-    }
-    // Right padding only extends the zero border (it sets Ho/Wo), so any right pad is computed exactly.
-    if (p.left_pad[1] != S::kPadH || p.left_pad[2] != S::kPadW) {
-      return Support::no("left pad " + std::to_string(p.left_pad[1]) + "x" + std::to_string(p.left_pad[2]) +
-                         ", instance computes " + std::to_string(S::kPadH) + "x" + std::to_string(S::kPadW));
-    }
-    if (p.C % S::kInVec != 0 || p.C % S::kOutVec != 0) {
-      return Support::no("C=" + std::to_string(p.C) + " is not a multiple of in_vec " + std::to_string(S::kInVec) +
-                         " and out_vec " + std::to_string(S::kOutVec) + " (vectors run along the channels)");
-    }
-    if (!S::kVectorsFitSlice) {
-      return Support::no("in_vec " + std::to_string(S::kInVec) + " does not divide the block's nbatch x out_vec = " +
-                         std::to_string(S::kChannels) + " channels");
-    }
-    if (S::kSmemBytes > S::Target::kSmemPerBlockBytes) {
-      return Support::no("needs " + std::to_string(S::kSmemBytes) + " bytes of shared memory, " +
-                         std::string(S::Target::kName) + " allows " + std::to_string(S::Target::kSmemPerBlockBytes));
-    }
-    const auto o = p.output();
-    for (int64_t extent : {p.N, p.C, p.input[1], p.input[2], o[1], o[2]}) {
-      if (extent > INT_MAX) return Support::no("an extent exceeds 2^31-1: " + std::to_string(extent));
-    }
+    if (Support s = kernels::depthwise_problem_support<Traits, S>(p); !s) return s;
     if (blocks(p) > INT_MAX) return Support::no("grid of " + std::to_string(blocks(p)) + " blocks exceeds 2^31-1");
     return Support::yes();
   }
@@ -97,15 +126,7 @@ class DepthwiseInstance : public GroupedConvInstance {
   // k_batch 1; input and output aligned to their vectors (weights are read element by element).
   Support check_args(const ConvProblem& /*problem*/, const ConvArgs& args) const override {
     using S = kernels::depthwise::Shape<Traits>;
-    if (args.k_batch != 1) return Support::no("k_batch " + std::to_string(args.k_batch) + ": only 1 is supported");
-    const auto misaligned = [](const void* ptr, int bytes) { return reinterpret_cast<uintptr_t>(ptr) % bytes != 0; };
-    if (misaligned(args.input, S::kInVec * int(sizeof(typename S::T)))) {
-      return Support::no("input pointer not aligned to in_vec x element size");
-    }
-    if (misaligned(args.output, S::kOutVec * int(sizeof(typename S::T)))) {
-      return Support::no("output pointer not aligned to out_vec x element size");
-    }
-    return Support::yes();
+    return kernels::depthwise_args_support<S>(args, args.input, "input", args.output, "output");
   }
 
   cudaError_t run(const ConvProblem& p, const ConvArgs& args) const override {

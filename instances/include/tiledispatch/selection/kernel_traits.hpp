@@ -134,6 +134,14 @@ inline std::optional<KernelTraits> parse_kernel_traits(std::string_view name) {
   KernelTraits t;
   if (!c.literal("grouped_conv_")) return std::nullopt;
   if (c.literal("fwd_depthwise_")) return detail::parse_depthwise(c, t);
+  if (c.literal("bwd_data_depthwise_")) {
+    t.direction = ConvDirection::kBwdData;
+    return detail::parse_depthwise(c, t);
+  }
+  if (c.literal("bwd_weight_depthwise_")) {
+    t.direction = ConvDirection::kBwdWeight;
+    return detail::parse_depthwise(c, t);
+  }
   if (c.literal("fwd_")) {
     t.direction = ConvDirection::kFwd;
   } else if (c.literal("bwd_data_")) {

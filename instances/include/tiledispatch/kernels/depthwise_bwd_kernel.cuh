@@ -1,0 +1,441 @@
+// Depthwise backward direct convolutions (2D, G = C = K, channels-last dX/X NHWGC, W GKYXC = (C, 1, Y, X, 1),
+// dY NHWGK; docs/depthwise.md). Both reuse the forward kernel's block structure (depthwise_kernel.cuh): a block
+// owns a slice of NBatch * OutVec channels, NBatch channel groups of threads each cover the block's tile, a
+// thread a SubH x SubW sub-tile for OutVec channels, and halos are staged with cp.async (zero fill = padding).
+//
+// bwd_data (dX = dY (*) flipped W, strides as phases). A dX index i with i + pad = q * s + r receives the taps
+// f = r, r + s, ... < F, tap f from dY index (i + pad - f) / s = q - (f - r) / s. The block's tile and each
+// thread's sub-tile start on multiples of the stride (SubH % StrideH == 0), so the phase r of every pixel of a
+// sub-tile, and with it its taps, is a compile-time constant: a pixel multiplies exactly the taps that reach a
+// dY pixel, never a zero of the strided dY grid.
+//
+//   gmem dY --(cp.async InVec-wide along C, zero fill outside dY)--> smem dY halo (HaloH, HaloW', CB)
+//   gmem W  --(converted to fp32)-----------------------------------> smem weights (F*F, CB)
+//   smem    --(OutVec-wide, one filter row in registers)------------> fp32 accumulators (SubW, OutVec), one row
+//   accumulators --(converted, OutVec-wide stores)------------------> gmem dX
+//
+// bwd_weight (dW[c, tap] = sum over n, output pixels of dY * X). Deterministic: a block walks a fixed range of
+// (image, tile) items for its channel slice and keeps F*F*OutVec fp32 accumulators per thread; at the end the
+// threads of a channel group are summed by a fixed xor-butterfly per warp and then warp by warp in order, and
+// the block writes one partial row per (chunk, tap) to the workspace. A second kernel sums the chunks of each
+// (tap, channel) in a fixed order and converts. No float atomics: results are bit-identical run to run.
+//
+//   gmem X  --(cp.async)--> smem X halo (InH, InW', CB), as the forward input halo
+//   gmem dY --(cp.async)--> smem dY tile (TileH, TileW', CB), columns interleaved by SubW
+//   smem    --> fp32 accumulators (F, F, OutVec) --> shuffles + smem --> workspace (chunks, F*F, slices*CB)
+//   workspace --(fixed-order sum over chunks)--> gmem dW
+#pragma once
+
+#include <climits>
+#include <cstdint>
+
+#include "tiledispatch/kernels/depthwise_kernel.cuh"
+
+namespace tiledispatch::kernels::depthwise {
+
+// --- bwd_data geometry along one axis (pure, shared with generators/validity.py's depthwise_smem_bytes) ---
+
+// The lowest dY offset, relative to i0 / s for a dX origin i0 that is a multiple of s, that any dX index of
+// [i0, i0 + s) reads (phases without taps, r >= F, read nothing).
+constexpr int bwd_data_dy_lo(int filter, int stride, int pad) {
+  int lo = INT_MAX;
+  for (int i = 0; i < stride; ++i) {
+    const int r = (i + pad) % stride;
+    if (r >= filter) continue;
+    const int f_max = r + (filter - 1 - r) / stride * stride;
+    lo = (i + pad - f_max) / stride < lo ? (i + pad - f_max) / stride : lo;  // exact division
+  }
+  return lo;
+}
+
+// The highest dY offset (relative to i0 / s) that any dX index of [i0 + extent - s, i0 + extent) reads.
+constexpr int bwd_data_dy_hi(int extent, int filter, int stride, int pad) {
+  int hi = INT_MIN;
+  for (int i = extent - stride; i < extent; ++i) {
+    const int r = (i + pad) % stride;
+    if (r >= filter) continue;
+    hi = (i + pad - r) / stride > hi ? (i + pad - r) / stride : hi;
+  }
+  return hi;
+}
+
+template <class Traits>
+struct BwdDataShape {
+  using Target = ArchTraits<Traits::kArch>;
+  using T = typename ElementOf<Traits::kDataType>::type;
+  static constexpr int kTileH = Traits::kTileH, kTileW = Traits::kTileW, kFilter = Traits::kFilter;
+  static constexpr int kStrideH = Traits::kStrideH, kStrideW = Traits::kStrideW;
+  static constexpr int kPadH = Traits::kPadH, kPadW = Traits::kPadW;
+  static constexpr int kNBatch = Traits::kNBatch, kSubH = Traits::kSubH, kSubW = Traits::kSubW;
+  static constexpr int kInVec = Traits::kInVec, kOutVec = Traits::kOutVec;
+  static_assert(kTileH % kSubH == 0 && kTileW % kSubW == 0, "the sub-tile must divide the tile");
+  static_assert(kSubH % kStrideH == 0 && kSubW % kStrideW == 0,
+                "bwd_data sub-tiles are whole stride phases (the taps of each pixel are compile-time)");
+  static_assert(kInVec >= 1 && kOutVec >= 1 && (kInVec & (kInVec - 1)) == 0 && (kOutVec & (kOutVec - 1)) == 0,
+                "vector widths are powers of two");
+  static_assert(kInVec * sizeof(T) <= Target::kMaxAccessBytes && kOutVec * sizeof(T) <= Target::kMaxAccessBytes,
+                "vectors are single accesses: at most the arch's widest load (16 bytes)");
+
+  static constexpr int kChannels = kNBatch * kOutVec;
+  static constexpr int kThreadsW = kTileW / kSubW, kThreadsH = kTileH / kSubH;
+  static constexpr int kThreads = kThreadsW * kThreadsH * kNBatch;
+  static constexpr int kLoH = bwd_data_dy_lo(kFilter, kStrideH, kPadH);
+  static constexpr int kLoW = bwd_data_dy_lo(kFilter, kStrideW, kPadW);
+  static constexpr int kHaloH = bwd_data_dy_hi(kTileH, kFilter, kStrideH, kPadH) - kLoH + 1;
+  static constexpr int kHaloW = bwd_data_dy_hi(kTileW, kFilter, kStrideW, kPadW) - kLoW + 1;
+  static constexpr int kColStep = kSubW / kStrideW;  // dY columns between neighbouring threads
+  static constexpr int kQW = ceil_div(kHaloW, kColStep);
+  static constexpr int kRowPositions = kColStep * kQW;
+  static constexpr int kWindowW = bwd_data_dy_hi(kSubW, kFilter, kStrideW, kPadW) - kLoW + 1;
+  static constexpr int kInputBytes = align16(kHaloH * kRowPositions * kChannels * int(sizeof(T)));
+  static constexpr int kWeightBytes = kFilter * kFilter * kChannels * int(sizeof(float));
+  static constexpr int kSmemBytes = kInputBytes + kWeightBytes;
+  static constexpr bool kVectorsFitSlice = kChannels % kInVec == 0;
+};
+
+template <class Traits>
+struct BwdWeightShape {
+  using Target = ArchTraits<Traits::kArch>;
+  using T = typename ElementOf<Traits::kDataType>::type;
+  static constexpr int kTileH = Traits::kTileH, kTileW = Traits::kTileW, kFilter = Traits::kFilter;
+  static constexpr int kStrideH = Traits::kStrideH, kStrideW = Traits::kStrideW;
+  static constexpr int kPadH = Traits::kPadH, kPadW = Traits::kPadW;
+  static constexpr int kNBatch = Traits::kNBatch, kSubH = Traits::kSubH, kSubW = Traits::kSubW;
+  static constexpr int kInVec = Traits::kInVec, kOutVec = Traits::kOutVec;
+  static_assert(kTileH % kSubH == 0 && kTileW % kSubW == 0, "the sub-tile must divide the tile");
+  static_assert(kInVec >= 1 && kOutVec >= 1 && (kInVec & (kInVec - 1)) == 0 && (kOutVec & (kOutVec - 1)) == 0,
+                "vector widths are powers of two");
+  static_assert(kInVec * sizeof(T) <= Target::kMaxAccessBytes && kOutVec * sizeof(T) <= Target::kMaxAccessBytes,
+                "vectors are single accesses: at most the arch's widest load (16 bytes)");
+  static_assert(32 % kNBatch == 0, "a warp holds whole channel-group sets (the butterfly reduction's lanes)");
+
+  static constexpr int kChannels = kNBatch * kOutVec;
+  static constexpr int kThreadsW = kTileW / kSubW, kThreadsH = kTileH / kSubH;
+  static constexpr int kThreads = kThreadsW * kThreadsH * kNBatch;  // threads with pixels
+  static constexpr int kLaunchThreads = ceil_div(kThreads, 32) * 32;  // whole warps for the shuffles
+  static constexpr int kWarps = kLaunchThreads / 32;
+  static constexpr int kTaps = kFilter * kFilter;
+  static constexpr int kInH = (kTileH - 1) * kStrideH + kFilter;
+  static constexpr int kInW = (kTileW - 1) * kStrideW + kFilter;
+  static constexpr int kColStep = kSubW * kStrideW;
+  static constexpr int kQW = ceil_div(kInW, kColStep);
+  static constexpr int kRowPositions = kColStep * kQW;
+  static constexpr int kWindowW = (kSubW - 1) * kStrideW + kFilter;
+  static constexpr int kInputBytes = align16(kInH * kRowPositions * kChannels * int(sizeof(T)));
+  static constexpr int kDyBytes = align16(kTileH * kTileW * kChannels * int(sizeof(T)));
+  static constexpr int kPartialBytes = kWarps * kTaps * kChannels * int(sizeof(float));
+  static constexpr int kSmemBytes = kInputBytes + kDyBytes + kPartialBytes;
+  static constexpr int kAccumulators = kTaps * kOutVec;  // fp32 registers per thread
+  static constexpr bool kVectorsFitSlice = kChannels % kInVec == 0;
+};
+
+// The shape of an instance's kernel, by direction (generated traits name kDirection).
+template <class Traits, ConvDirection D = Traits::kDirection>
+struct ShapeOf {
+  using type = Shape<Traits>;
+};
+template <class Traits>
+struct ShapeOf<Traits, ConvDirection::kBwdData> {
+  using type = BwdDataShape<Traits>;
+};
+template <class Traits>
+struct ShapeOf<Traits, ConvDirection::kBwdWeight> {
+  using type = BwdWeightShape<Traits>;
+};
+
+struct BwdDataParams {
+  const void* dy;
+  const void* weight;
+  void* dx;
+  int C, Hy, Wy, Hx, Wx;          // dY (the forward output) and dX (the forward input) extents
+  int tiles_w, tiles_h, slices;  // over dX; grid = slices * tiles_w * tiles_h * N, slice fastest
+};
+
+template <class Traits>
+__global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads) depthwise_bwd_data_kernel(BwdDataParams p) {
+  using S = BwdDataShape<Traits>;
+  using T = typename S::T;
+#if defined(__CUDA_ARCH__)
+  static_assert(__CUDA_ARCH__ == S::Target::kCudaArch, "compiled for another arch than its traits name (kArch)");
+#endif
+  constexpr int F = S::kFilter, CB = S::kChannels, V = S::kOutVec;
+  constexpr int SH = S::kStrideH, SW = S::kStrideW;
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* s_dy = reinterpret_cast<T*>(smem);                          // (kHaloH, kRowPositions, CB)
+  float* s_w = reinterpret_cast<float*>(smem + S::kInputBytes);  // (F*F, CB)
+
+  int block = int(blockIdx.x);
+  const int slice = block % p.slices;
+  block /= p.slices;
+  const int tile_w = block % p.tiles_w;
+  block /= p.tiles_w;
+  const int tile_h = block % p.tiles_h;
+  const int n = block / p.tiles_h;
+  const int c0 = slice * CB;
+  const int ih0 = tile_h * S::kTileH, iw0 = tile_w * S::kTileW;  // dX tile origin: multiples of the strides
+  const int oy0 = ih0 / SH + S::kLoH, ox0 = iw0 / SW + S::kLoW;  // dY halo origin
+  const int tid = int(threadIdx.x);
+
+  {
+    const T* dy = static_cast<const T*>(p.dy);
+    constexpr int kVecs = CB / S::kInVec;
+    constexpr int kTotal = S::kHaloH * S::kHaloW * kVecs;
+    for (int i = tid; i < kTotal; i += S::kThreads) {
+      const int v = i % kVecs, pixel = i / kVecs;
+      const int x = pixel % S::kHaloW, y = pixel / S::kHaloW;
+      const int gy = oy0 + y, gx = ox0 + x, gc = c0 + v * S::kInVec;
+      const bool valid = gy >= 0 && gy < p.Hy && gx >= 0 && gx < p.Wy && gc < p.C;
+      const int position = (x % S::kColStep) * S::kQW + x / S::kColStep;
+      T* dst = s_dy + (y * S::kRowPositions + position) * CB + v * S::kInVec;
+      const T* src = valid ? dy + ((int64_t(n) * p.Hy + gy) * p.Wy + gx) * p.C + gc : dy;
+      copy_vector<S::kInVec * int(sizeof(T))>(dst, src, valid);
+    }
+    asm volatile("cp.async.commit_group;\n" ::);
+  }
+  {
+    const T* wei = static_cast<const T*>(p.weight);
+    for (int i = tid; i < F * F * CB; i += S::kThreads) {
+      const int tap = i % (F * F), c = i / (F * F);
+      const int gc = c0 + c;
+      s_w[tap * CB + c] = gc < p.C ? to_float(wei[int64_t(gc) * F * F + tap]) : 0.f;
+    }
+  }
+  asm volatile("cp.async.wait_all;\n" ::);
+  __syncthreads();
+
+  const int group = tid % S::kNBatch, spatial = tid / S::kNBatch;
+  const int sx = spatial % S::kThreadsW, sy = spatial / S::kThreadsW;
+  using VecIn = typename Bits<V * int(sizeof(T))>::type;
+  const int gc = c0 + group * V;
+  T* dx = static_cast<T*>(p.dx);
+  const T* dy_base = s_dy + group * V;
+  // Rows in groups of SH: the phase ry of a row, hence its filter rows, is compile-time; the group loop stays
+  // rolled (code size, as in the forward kernel).
+#pragma unroll 1
+  for (int qr = 0; qr < S::kSubH / SH; ++qr) {
+#pragma unroll
+    for (int ry = 0; ry < SH; ++ry) {
+      float acc[S::kSubW][V];
+#pragma unroll
+      for (int c = 0; c < S::kSubW; ++c)
+#pragma unroll
+        for (int v = 0; v < V; ++v) acc[c][v] = 0.f;
+#pragma unroll
+      for (int fy = 0; fy < F; ++fy) {
+        if ((ry + S::kPadH - fy) % SH != 0) continue;  // filter row fy does not reach this row's phase
+        float w[F][V];
+#pragma unroll
+        for (int fx = 0; fx < F; ++fx)
+#pragma unroll
+          for (int v = 0; v < V; ++v) w[fx][v] = s_w[(fy * F + fx) * CB + group * V + v];
+        const int dy_row = sy * (S::kSubH / SH) + qr + (ry + S::kPadH - fy) / SH - S::kLoH;
+        const T* row = dy_base + dy_row * S::kRowPositions * CB;
+#pragma unroll
+        for (int k = 0; k < S::kWindowW; ++k) {
+          // Column c takes dY column k (relative to its window) through tap fx = c + pad - s*(k + lo); a
+          // column k no pixel's tap reaches is never read.
+          bool used = false;
+#pragma unroll
+          for (int c = 0; c < S::kSubW; ++c) {
+            const int fx = c + S::kPadW - SW * (k + S::kLoW);
+            used = used || (fx >= 0 && fx < F);
+          }
+          if (!used) continue;
+          const int position = (k % S::kColStep) * S::kQW + sx + k / S::kColStep;
+          const VecIn bits = *reinterpret_cast<const VecIn*>(row + position * CB);
+          const T* elems = reinterpret_cast<const T*>(&bits);
+          float g[V];
+#pragma unroll
+          for (int v = 0; v < V; ++v) g[v] = to_float(elems[v]);
+#pragma unroll
+          for (int c = 0; c < S::kSubW; ++c) {
+            const int fx = c + S::kPadW - SW * (k + S::kLoW);
+            if (fx >= 0 && fx < F) {
+#pragma unroll
+              for (int v = 0; v < V; ++v) acc[c][v] = fmaf(w[fx][v], g[v], acc[c][v]);
+            }
+          }
+        }
+      }
+      const int ih = ih0 + sy * S::kSubH + qr * SH + ry;
+      if (gc < p.C && ih < p.Hx) {
+#pragma unroll
+        for (int c = 0; c < S::kSubW; ++c) {
+          const int iw = iw0 + sx * S::kSubW + c;
+          if (iw < p.Wx) {
+            VecIn bits;
+            T* elems = reinterpret_cast<T*>(&bits);
+#pragma unroll
+            for (int v = 0; v < V; ++v) elems[v] = from_float<T>(acc[c][v]);
+            *reinterpret_cast<VecIn*>(dx + ((int64_t(n) * p.Hx + ih) * p.Wx + iw) * p.C + gc) = bits;
+          }
+        }
+      }
+    }
+  }
+}
+
+struct BwdWeightParams {
+  const void* x;
+  const void* dy;
+  float* partials;  // (chunks, F*F, padded_c)
+  int C, Hx, Wx, Hy, Wy;
+  int tiles_w, tiles_h, slices, chunks, padded_c;
+  int64_t items;  // N * tiles_h * tiles_w; chunk k walks items [k * items / chunks, (k + 1) * items / chunks)
+};
+
+template <class Traits>
+__global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
+    depthwise_bwd_weight_kernel(BwdWeightParams p) {
+  using S = BwdWeightShape<Traits>;
+  using T = typename S::T;
+#if defined(__CUDA_ARCH__)
+  static_assert(__CUDA_ARCH__ == S::Target::kCudaArch, "compiled for another arch than its traits name (kArch)");
+#endif
+  constexpr int F = S::kFilter, CB = S::kChannels, V = S::kOutVec, NB = S::kNBatch;
+  constexpr int SH = S::kStrideH, SW = S::kStrideW;
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* s_x = reinterpret_cast<T*>(smem);                                          // (kInH, kRowPositions, CB)
+  T* s_dy = reinterpret_cast<T*>(smem + S::kInputBytes);                        // (TileH, TileW, CB)
+  float* s_part = reinterpret_cast<float*>(smem + S::kInputBytes + S::kDyBytes);  // (kWarps, F*F, CB)
+
+  const int slice = int(blockIdx.x) % p.slices;
+  const int chunk = int(blockIdx.x) / p.slices;
+  const int c0 = slice * CB;
+  const int tid = int(threadIdx.x);
+  const int group = tid % NB, spatial = tid / NB;
+  const int sx = spatial % S::kThreadsW, sy = spatial / S::kThreadsW;
+  const bool computes = tid < S::kThreads;
+  using VecIn = typename Bits<V * int(sizeof(T))>::type;
+  const T* x_in = static_cast<const T*>(p.x);
+  const T* dy_in = static_cast<const T*>(p.dy);
+
+  float acc[F][F][V];
+#pragma unroll
+  for (int fy = 0; fy < F; ++fy)
+#pragma unroll
+    for (int fx = 0; fx < F; ++fx)
+#pragma unroll
+      for (int v = 0; v < V; ++v) acc[fy][fx][v] = 0.f;
+
+  const int64_t first = int64_t(chunk) * p.items / p.chunks, last = int64_t(chunk + 1) * p.items / p.chunks;
+  for (int64_t item = first; item < last; ++item) {
+    const int tile_w = int(item % p.tiles_w);
+    const int tile_h = int(item / p.tiles_w % p.tiles_h);
+    const int n = int(item / p.tiles_w / p.tiles_h);
+    const int oh0 = tile_h * S::kTileH, ow0 = tile_w * S::kTileW;
+    const int ih0 = oh0 * SH - S::kPadH, iw0 = ow0 * SW - S::kPadW;
+    constexpr int kVecs = CB / S::kInVec;
+    for (int i = tid; i < S::kInH * S::kInW * kVecs; i += S::kLaunchThreads) {
+      const int v = i % kVecs, pixel = i / kVecs;
+      const int x = pixel % S::kInW, y = pixel / S::kInW;
+      const int gy = ih0 + y, gx = iw0 + x, gc = c0 + v * S::kInVec;
+      const bool valid = gy >= 0 && gy < p.Hx && gx >= 0 && gx < p.Wx && gc < p.C;
+      const int position = (x % S::kColStep) * S::kQW + x / S::kColStep;
+      T* dst = s_x + (y * S::kRowPositions + position) * CB + v * S::kInVec;
+      const T* src = valid ? x_in + ((int64_t(n) * p.Hx + gy) * p.Wx + gx) * p.C + gc : x_in;
+      copy_vector<S::kInVec * int(sizeof(T))>(dst, src, valid);
+    }
+    // dY columns interleaved by SubW, so the threads of a row read consecutive positions.
+    for (int i = tid; i < S::kTileH * S::kTileW * kVecs; i += S::kLaunchThreads) {
+      const int v = i % kVecs, pixel = i / kVecs;
+      const int x = pixel % S::kTileW, y = pixel / S::kTileW;
+      const int gy = oh0 + y, gx = ow0 + x, gc = c0 + v * S::kInVec;
+      const bool valid = gy < p.Hy && gx < p.Wy && gc < p.C;
+      const int position = (x % S::kSubW) * S::kThreadsW + x / S::kSubW;
+      T* dst = s_dy + (y * S::kTileW + position) * CB + v * S::kInVec;
+      const T* src = valid ? dy_in + ((int64_t(n) * p.Hy + gy) * p.Wy + gx) * p.C + gc : dy_in;
+      copy_vector<S::kInVec * int(sizeof(T))>(dst, src, valid);
+    }
+    asm volatile("cp.async.commit_group;\n" ::);
+    asm volatile("cp.async.wait_all;\n" ::);
+    __syncthreads();
+    if (computes) {
+#pragma unroll 1
+      for (int r = 0; r < S::kSubH; ++r) {
+        float g[S::kSubW][V];
+        const T* dy_row = s_dy + (sy * S::kSubH + r) * S::kTileW * CB + group * V;
+#pragma unroll
+        for (int c = 0; c < S::kSubW; ++c) {
+          const VecIn bits = *reinterpret_cast<const VecIn*>(dy_row + (c * S::kThreadsW + sx) * CB);
+          const T* elems = reinterpret_cast<const T*>(&bits);
+#pragma unroll
+          for (int v = 0; v < V; ++v) g[c][v] = to_float(elems[v]);
+        }
+#pragma unroll
+        for (int fy = 0; fy < F; ++fy) {
+          const T* row = s_x + ((sy * S::kSubH + r) * SH + fy) * S::kRowPositions * CB + group * V;
+#pragma unroll
+          for (int k = 0; k < S::kWindowW; ++k) {
+            const int position = (k % S::kColStep) * S::kQW + sx + k / S::kColStep;
+            const VecIn bits = *reinterpret_cast<const VecIn*>(row + position * CB);
+            const T* elems = reinterpret_cast<const T*>(&bits);
+            float xin[V];
+#pragma unroll
+            for (int v = 0; v < V; ++v) xin[v] = to_float(elems[v]);
+#pragma unroll
+            for (int c = 0; c < S::kSubW; ++c) {
+              const int fx = k - c * SW;
+              if (fx >= 0 && fx < F) {
+#pragma unroll
+                for (int v = 0; v < V; ++v) acc[fy][fx][v] = fmaf(g[c][v], xin[v], acc[fy][fx][v]);
+              }
+            }
+          }
+        }
+      }
+    }
+    __syncthreads();  // the halo is restaged by the next item
+  }
+
+  // Fixed-order reduction: within a warp, lanes of one channel group are lane % NB; the xor butterfly over the
+  // other lane bits leaves every lane with the same, order-fixed sum. Lane `group` (< NB) stores it.
+  const int lane = tid % 32, warp = tid / 32;
+#pragma unroll
+  for (int fy = 0; fy < F; ++fy)
+#pragma unroll
+    for (int fx = 0; fx < F; ++fx)
+#pragma unroll
+      for (int v = 0; v < V; ++v) {
+        float value = acc[fy][fx][v];
+#pragma unroll
+        for (int offset = NB; offset < 32; offset *= 2) value += __shfl_xor_sync(0xffffffffu, value, offset);
+        if (lane < NB) s_part[(warp * S::kTaps + fy * F + fx) * CB + lane * V + v] = value;
+      }
+  __syncthreads();
+  for (int i = tid; i < S::kTaps * CB; i += S::kLaunchThreads) {
+    float sum = 0.f;
+#pragma unroll 1
+    for (int w = 0; w < S::kWarps; ++w) sum += s_part[w * S::kTaps * CB + i];
+    const int tap = i / CB, c = i % CB;
+    p.partials[(int64_t(chunk) * S::kTaps + tap) * p.padded_c + c0 + c] = sum;
+  }
+}
+
+// dW[c, tap] = the sum of the chunks' partials in chunk order: 32 channels x 32 lanes per block, lane j adding
+// chunks j, j + 32, ... in turn, then lane sums added in lane order. Grid (ceil(C / 32), F*F).
+constexpr int kReduceLanes = 32;
+
+template <class T, int Taps>
+__global__ void __launch_bounds__(32 * kReduceLanes)
+    depthwise_bwd_weight_reduce_kernel(const float* partials, T* dw, int C, int padded_c, int chunks) {
+  __shared__ float lanes[kReduceLanes][33];
+  const int c = int(blockIdx.x) * 32 + int(threadIdx.x);
+  const int tap = int(blockIdx.y);
+  float sum = 0.f;
+  if (c < C) {
+    for (int k = int(threadIdx.y); k < chunks; k += kReduceLanes) {
+      sum += partials[(int64_t(k) * Taps + tap) * padded_c + c];
+    }
+  }
+  lanes[threadIdx.y][threadIdx.x] = sum;
+  __syncthreads();
+  if (threadIdx.y == 0 && c < C) {
+    float total = 0.f;
+#pragma unroll 1
+    for (int j = 0; j < kReduceLanes; ++j) total += lanes[j][threadIdx.x];
+    dw[int64_t(c) * Taps + tap] = from_float<T>(total);
+  }
+}
+
+}  // namespace tiledispatch::kernels::depthwise
