@@ -14,18 +14,19 @@ Kernels per minute per core = instances / cold wall minutes / jobs (the cold tim
 profiler and the check, so this undercounts). The load average is recorded around every step, since another
 process may share the cores. Prints a Markdown table and writes JSON if asked.
 
-``--per-instance`` measures instead the compile cost of one unit of the Hopper path, one nvcc at a time on
-one core (issue 9, item 5): a headers-only unit (what every instance header includes, an empty unit function)
-and units of 1, 2, 4 and 8 fp16 instances of ``default`` per direction, cooperative (one tile over both
-consumer warpgroups) and ping-pong (``num_wave_groups`` 2) apart. Instances are the configurations that
-``generators.hopper`` puts on the Hopper path, spread evenly over the sorted list (so tiles, pipelines, 2D and
-3D all occur, and the smaller units are subsets of the larger); headers, the unit and the arch header are
-rendered by the generator's own code (``generators.emit``, ``driver.build_api``), and nvcc gets the build's
-command (``site_scons/site_tools/td_nvcc.py``: the pinned toolchain, ``tiledispatch_build.flags``). Per unit:
-wall, user + sys CPU seconds and peak resident memory (``wait4`` rusage of the nvcc process tree: the largest
-of its processes, which nvcc runs one after another). Then a least-squares line per direction and
-configuration and over all: fixed seconds per unit + seconds per instance, fixed GiB + GiB per instance, held
-against the budgets (30 s + 6 s per instance, one core) and against the slot limiter's ``memory_per_nvcc``.
+``--per-instance`` measures instead the compile cost of one unit of the Hopper path, one nvcc at a time on one
+core (issue 9, item 5): a headers-only unit (what every instance header includes, an empty unit function;
+compiled twice, the first a page-cache warm-up) and units of 1, 2, 4 and 8 fp16 instances of ``default`` per
+direction, cooperative (both consumer warpgroups on one tile) and ping-pong (``num_wave_groups`` 2) apart.
+Instances are the configurations that ``generators.hopper`` puts on the Hopper path (2D and 3D), sampled by
+name hash (``sample``: the same on every run, mixed tiles and pipelines, each unit a subset of the next
+larger). Headers, units and the arch header are rendered by the generator's own code (``generators.emit``,
+``driver.build_api``), and nvcc gets the build's command (``NVCCCOM`` of ``site_scons/site_tools/td_nvcc.py``:
+the pinned toolchain, ``tiledispatch_build.flags``). Per unit: wall, user + sys CPU seconds and peak resident
+memory (``wait4`` rusage of the nvcc process tree: the largest of its processes, which nvcc runs one after
+another). Then a least-squares line per direction and configuration and over all: fixed seconds per unit +
+seconds per instance, fixed GiB + GiB per instance, held against the budgets (30 s + 6 s per instance, one
+core) and against the slot limiter's ``memory_per_nvcc``.
 
 Usage: .venv/bin/python bench/build_speed.py [--jobs 2] [--json out.json]
        .venv/bin/python bench/build_speed.py --per-instance [--counts 1,2,4,8]
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import os
 import platform
 import re
@@ -263,13 +265,17 @@ class UsageError(ValueError):
 
 
 class Variant(str, Enum):
-    """How the Hopper kernel uses its two consumer warpgroups (``generators.hopper.HopperPlan.ping_pong``)."""
+    """How the Hopper kernel uses its two consumer warpgroups (``generators.hopper.HopperPlan``): both on one
+    tile, or each on tiles of its own in turn (``num_wave_groups`` 2). The 16-wide tiles with one consumer
+    warpgroup are neither."""
 
     COOPERATIVE = "cooperative"
     PING_PONG = "ping-pong"
 
     def matches(self, plan: HopperPlan) -> bool:
-        return plan.ping_pong == (self is Variant.PING_PONG)
+        if self is Variant.PING_PONG:
+            return plan.ping_pong
+        return not plan.ping_pong and plan.consumer_warpgroups == 2
 
 
 def _once(values: tuple, what: str) -> tuple:
@@ -442,13 +448,16 @@ def memory_verdict(runs: Sequence[CompileRun], lines: Sequence[LineFit]) -> Memo
     )
 
 
-def spread(items: Sequence[KernelConfig], count: int) -> list[KernelConfig]:
-    """``count`` items evenly spaced over ``items``, from the first. Item ``i`` of a selection of ``count``
-    is item ``2 i`` of one of ``2 count``, so with doubling counts each unit holds the smaller ones: a larger
-    unit adds instances rather than swapping them, and the per-instance slope is not a change of instances."""
-    if not 1 <= count <= len(items):
-        raise ValueError(f"cannot pick {count} of {len(items)} instances")
-    return [items[index * len(items) // count] for index in range(count)]
+def sample(configs: Sequence[KernelConfig], count: int) -> list[KernelConfig]:
+    """The first ``count`` of ``configs`` in the order of their names' hashes (blake2b, as the chunking hashes
+    names), returned sorted by name as a unit lists them. A pseudo-random sample that is the same on every
+    run and for any input order, mixes tiles, pipelines, 2D / 3D and two-stage (the sorted list has them in
+    long runs, which evenly spaced picks alias), and nests: a unit of 8 holds the unit of 4, so the slope
+    between them is the cost of the added instances, not of a different choice."""
+    if not 1 <= count <= len(configs):
+        raise ValueError(f"cannot pick {count} of {len(configs)} instances")
+    ordered = sorted(configs, key=lambda c: hashlib.blake2b(c.name.encode(), digest_size=8).digest())
+    return sorted(ordered[:count], key=lambda c: c.name)
 
 
 def hopper_configs(direction: Direction, variant: Variant) -> list[KernelConfig]:
@@ -586,7 +595,7 @@ def measure_per_instance(request: PerInstanceRequest) -> PerInstanceResult:
         gen = root / "gen"
         generate_arch_header(gen)
         used = {
-            c.name: c for configs in selections.values() for n in request.counts for c in spread(configs, n)
+            c.name: c for configs in selections.values() for n in request.counts for c in sample(configs, n)
         }
         headers = {header_path(name): render_instance_header(c, spec) for name, c in used.items()}
         write_files(gen, headers)
@@ -623,7 +632,7 @@ def measure_per_instance(request: PerInstanceRequest) -> PerInstanceResult:
         runs = []
         for (direction, variant), configs in selections.items():
             for count in request.counts:
-                names = [c.name for c in spread(configs, count)]
+                names = [c.name for c in sample(configs, count)]
                 runs.append(
                     run(
                         f"{direction.value}_{variant.value}_{count}",
@@ -706,7 +715,7 @@ def per_instance_markdown(result: PerInstanceResult) -> str:
         f"unit fits to at most {verdict.fitted_at_chunk_gib:.1f} GiB against "
         f"{verdict.assumed_at_chunk_gib:.1f} GiB assumed.",
         "",
-        "Instances (the largest unit of each series; each smaller unit holds every other one of the next):",
+        "Instances (the largest unit of each series; each smaller unit is a subset of the next):",
     ]
     for fit in result.series:
         largest = max(

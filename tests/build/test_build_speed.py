@@ -99,16 +99,20 @@ def test_memory_verdict_against_the_slot_limiter(bs: ModuleType) -> None:
     assert verdict.fitted_at_chunk_gib == pytest.approx(13.5)
 
 
-@pytest.mark.parametrize("available", [8, 16, 34, 68])
-def test_doubling_units_hold_the_smaller_ones(bs: ModuleType, available: int) -> None:
-    items = [f"config_{i:03d}" for i in range(available)]
-    chosen = {count: bs.spread(items, count) for count in (1, 2, 4, 8)}
+def test_samples_nest_and_do_not_depend_on_the_input_order(bs: ModuleType) -> None:
+    configs = bs.hopper_configs(bs.Direction.FWD, bs.Variant.COOPERATIVE)
+    chosen = {count: bs.sample(configs, count) for count in (1, 2, 4, 8)}
     for count in (1, 2, 4):
-        assert set(chosen[count]) < set(chosen[2 * count])
-    assert chosen[8] == sorted(chosen[8]) and len(set(chosen[8])) == 8
-    assert chosen[1] == [items[0]]
-    with pytest.raises(ValueError, match="cannot pick"):
-        bs.spread(items, available + 1)
+        assert {c.name for c in chosen[count]} < {c.name for c in chosen[2 * count]}
+    for picked in chosen.values():
+        names = [c.name for c in picked]
+        assert names == sorted(set(names))
+    assert bs.sample(list(reversed(configs)), 8) == chosen[8]
+    # Unlike evenly spaced picks of the sorted list (two tiles, aliased), a sample mixes tiles and pipelines.
+    assert len({(c.tile_m, c.tile_n, c.tile_k) for c in chosen[8]}) >= 4
+    assert len({c.pipeline for c in chosen[8]}) == 2
+    with pytest.raises(ValueError, match=f"cannot pick {len(configs) + 1} of {len(configs)} "):
+        bs.sample(configs, len(configs) + 1)
 
 
 @pytest.mark.parametrize("direction", ["fwd", "bwd_data", "bwd_weight"])
@@ -124,10 +128,11 @@ def test_selected_instances_take_the_hopper_path_as_their_variant(bs: ModuleType
             assert config.dtype is bs.DataType.FP16
             assert plan.ping_pong is (variant is bs.Variant.PING_PONG)
             assert (config.num_wave_groups == 2) is plan.ping_pong
+            assert plan.consumer_warpgroups == 2
 
 
 def test_units_render_as_the_build_renders_them(bs: ModuleType) -> None:
-    configs = bs.spread(bs.hopper_configs(bs.Direction.BWD_WEIGHT, bs.Variant.COOPERATIVE), 4)
+    configs = bs.sample(bs.hopper_configs(bs.Direction.BWD_WEIGHT, bs.Variant.COOPERATIVE), 4)
     names = [c.name for c in configs]
     rendered = render_direction(configs, bs.Direction.BWD_WEIGHT, bs.ARCH, chunk=len(names))
     text = bs.unit_text(bs.Direction.BWD_WEIGHT, names)
