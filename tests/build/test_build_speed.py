@@ -81,6 +81,13 @@ def test_time_budget_is_30_s_per_unit_and_6_s_per_instance(bs, fixed, per_instan
     assert bs.within_time_budget(line) is within
 
 
+@pytest.mark.parametrize(
+    ("instances", "cpu", "within"), [(0, 30.0, True), (0, 30.5, False), (25, 180.0, True), (25, 181.0, False)]
+)
+def test_a_unit_is_within_budget_under_30_s_plus_6_s_per_instance(bs, instances, cpu, within) -> None:
+    assert bs.unit_within_budget(run(bs, instances, cpu, 1.0)) is within
+
+
 def test_memory_verdict_against_the_slot_limiter(bs: ModuleType) -> None:
     # memory_per_nvcc(n) = 2 GiB + n * 400 MiB (site_scons/tiledispatch_build/jobs.py).
     below = [run(bs, 0, 9.0, 0.6), run(bs, 1, 17.0, 1.0), run(bs, 8, 35.0, 1.5)]
