@@ -799,6 +799,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BenchError as error:
         print(error, file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        # nvcc, in the same process group, got the SIGINT too; the temporary directory is already removed.
+        print("build_speed.py: interrupted", file=sys.stderr)
+        return 130
     if args.json:
         args.json.write_text(result.model_dump_json(indent=1) + "\n")
     return 0
