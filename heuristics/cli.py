@@ -107,18 +107,27 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _plot(eval_csv: Path) -> str:
+    """Writes ``<dir>_eval_plot.txt`` (always) and ``<dir>_eval.png`` (where matplotlib is installed)."""
+    import csv
+
+    from heuristics.textplot import PlotPoint, efficiency_histogram, scatter
+
+    with eval_csv.open(encoding="utf-8") as f:
+        points = [
+            PlotPoint(oracle_tflops=float(r["oracle_tflops"]), predicted_tflops=float(r["predicted_tflops"]))
+            for r in csv.DictReader(f)
+        ]
+    text = eval_csv.with_name(eval_csv.stem + "_plot.txt")
+    text.write_text(scatter(points, eval_csv.stem) + "\n" + efficiency_histogram(points), encoding="utf-8")
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return f"plot skipped (matplotlib not installed); its data: {eval_csv}"
-    import csv
-
-    rows = list(csv.DictReader(eval_csv.open()))
-    oracle = [float(r["oracle_tflops"]) for r in rows]
-    predicted = [float(r["predicted_tflops"]) for r in rows]
+        return f"plot: {text} (no PNG: matplotlib is not installed)"
+    oracle = [p.oracle_tflops for p in points]
+    predicted = [p.predicted_tflops for p in points]
     fig, ax = plt.subplots(figsize=(5, 5))
     ax.scatter(oracle, predicted, s=6)
     top = max(oracle) * 1.05
@@ -129,7 +138,7 @@ def _plot(eval_csv: Path) -> str:
     png = eval_csv.with_suffix(".png")
     fig.savefig(png, dpi=120, bbox_inches="tight")
     plt.close(fig)
-    return f"plot: {png}"
+    return f"plot: {text}, {png}"
 
 
 def _metrics_line(direction: str, m: SelectionMetrics) -> str:
@@ -170,7 +179,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for direction in _list(args.directions, DIRECTIONS, "direction"):
         data = build_dataset(rows, direction)
         score = load_checked_model(args.models / f"{direction}{MODEL_SUFFIX}").predict(data.features)
-        metrics, _ = summarise(data.group, data.shape, score, data.tflops, data.kernels)
+        metrics, _ = summarise(data.group, data.shape, score, data.tflops, data.kernels, data.split_k)
         print(_metrics_line(direction, metrics))
     return 0
 
@@ -218,11 +227,15 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--data", type=Path, nargs="+", required=True, help="sweep CSV files (.gz accepted)")
     s.add_argument("--out", type=Path, default=Path("heuristics/models"))
     s.add_argument("--directions", default=",".join(DIRECTIONS))
-    s.add_argument("--target", choices=("efficiency", "log_tflops", "lambdarank"), default="efficiency")
+    s.add_argument("--target", choices=("lambdarank", "efficiency", "log_tflops"), default="lambdarank")
     s.add_argument("--folds", type=int, default=5)
     s.add_argument("--max-rounds", type=int, default=400)
     s.add_argument("--seed", type=int, default=42)
-    s.add_argument("--plot", action="store_true", help="also draw <dir>_eval.png (needs matplotlib)")
+    s.add_argument(
+        "--plot",
+        action="store_true",
+        help="also write <dir>_eval_plot.txt (and <dir>_eval.png with matplotlib)",
+    )
     s.set_defaults(run=cmd_train)
 
     s = sub.add_parser("evaluate", help="selection metrics of exported models on sweep data")

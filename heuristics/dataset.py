@@ -29,6 +29,7 @@ class Dataset(BaseModel):
     tflops: np.ndarray
     group: np.ndarray  # group id per row, groups contiguous
     shape: np.ndarray  # shape id per row (the held-out unit)
+    split_k: np.ndarray  # split-K factor per row (1 outside bwd_weight)
     kernels: tuple[str, ...]
 
     @property
@@ -46,7 +47,7 @@ def build_dataset(rows: Sequence[SweepRow], direction: str) -> Dataset:
     usable.sort(key=lambda r: (r.shape_key, r.dtype, r.kernel, r.split_k))
     group_ids: dict[tuple, int] = {}
     shape_ids: dict[tuple, int] = {}
-    features, tflops, group, shape = [], [], [], []
+    features, tflops, group, shape, split_k = [], [], [], [], []
     for r in usable:
         try:
             traits = kernel_traits(r.kernel)
@@ -56,12 +57,14 @@ def build_dataset(rows: Sequence[SweepRow], direction: str) -> Dataset:
         tflops.append(r.tflops)
         group.append(group_ids.setdefault((r.shape_key, r.dtype), len(group_ids)))
         shape.append(shape_ids.setdefault(r.shape_key, len(shape_ids)))
+        split_k.append(r.split_k)
     return Dataset(
         direction=direction,
         features=np.asarray(features, dtype=np.float64),
         tflops=np.asarray(tflops, dtype=np.float64),
         group=np.asarray(group),
         shape=np.asarray(shape),
+        split_k=np.asarray(split_k, dtype=np.int64),
         kernels=tuple(r.kernel for r in usable),
     )
 

@@ -30,6 +30,8 @@ class GroupOutcome(BaseModel):
     oracle_kernel: str
     oracle_tflops: float
     candidates: int
+    predicted_split_k: int = 1
+    oracle_split_k: int = 1
 
     @property
     def efficiency(self) -> float:
@@ -37,8 +39,15 @@ class GroupOutcome(BaseModel):
 
 
 def group_outcomes(
-    group: np.ndarray, shape: np.ndarray, score: np.ndarray, tflops: np.ndarray, kernels: tuple[str, ...]
+    group: np.ndarray,
+    shape: np.ndarray,
+    score: np.ndarray,
+    tflops: np.ndarray,
+    kernels: tuple[str, ...],
+    split_k: np.ndarray | None = None,
 ) -> list[GroupOutcome]:
+    """One outcome per group; ``split_k`` (per row, default all 1) names the factor of a bwd_weight pick."""
+    factors = np.ones(len(tflops), dtype=np.int64) if split_k is None else split_k
     outcomes = []
     for g in np.unique(group):
         rows = np.flatnonzero(group == g)
@@ -53,6 +62,8 @@ def group_outcomes(
                 oracle_kernel=kernels[best],
                 oracle_tflops=float(tflops[best]),
                 candidates=len(rows),
+                predicted_split_k=int(factors[pick]),
+                oracle_split_k=int(factors[best]),
             )
         )
     return outcomes
@@ -69,9 +80,14 @@ def top_k_hit(group: np.ndarray, score: np.ndarray, tflops: np.ndarray, k: int) 
 
 
 def summarise(
-    group: np.ndarray, shape: np.ndarray, score: np.ndarray, tflops: np.ndarray, kernels: tuple[str, ...]
+    group: np.ndarray,
+    shape: np.ndarray,
+    score: np.ndarray,
+    tflops: np.ndarray,
+    kernels: tuple[str, ...],
+    split_k: np.ndarray | None = None,
 ) -> tuple[SelectionMetrics, list[GroupOutcome]]:
-    outcomes = group_outcomes(group, shape, score, tflops, kernels)
+    outcomes = group_outcomes(group, shape, score, tflops, kernels, split_k)
     eff = np.array([o.efficiency for o in outcomes])
     metrics = SelectionMetrics(
         groups=len(outcomes),

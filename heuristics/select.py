@@ -1,14 +1,15 @@
 """Ranking candidate kernels for one problem with the exported models (no LightGBM needed).
 
-``rank(problem, kernels)`` is what the Python runtime's ``select`` calls: the kernels' direction and dtype
-come from their names (all must share one direction), the model from
-``heuristics/models/<direction>.trees``."""
+``rank(problem, kernels)`` ranks candidates: the kernels' direction and dtype come from their names (all must
+share one direction), the model from ``heuristics/models/<direction>.trees`` (the committed models; see
+heuristics/models/README.md). ``LearnedSelector`` plugs it into the Python runtime's ``Registry.select``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -32,6 +33,12 @@ class RankedKernel(BaseModel):
 @lru_cache(maxsize=8)
 def load_checked_model(path: Path) -> TreeModel:
     """The model at ``path``, refused when its features are not ``FEATURE_NAMES`` (loaded once per path)."""
+    if not path.is_file():
+        # The one place a user meets a missing model: say where the committed ones live and how to rebuild.
+        raise TreeModelError(
+            f"{path}: cannot read: no such model file (the committed models are in {MODEL_DIR}; "
+            "retrain: python -m heuristics train --data heuristics/data/*.csv.gz)"
+        )
     model = load_model(path)
     if model.feature_names != FEATURE_NAMES:
         raise TreeModelError(f"{path}: its feature list differs from heuristics.features (retrain)")
@@ -72,3 +79,30 @@ def rank(
     scores = model.predict(np.asarray(rows))
     order = np.argsort(-scores, kind="stable")
     return [RankedKernel(kernel=pairs[i][0], split_k=pairs[i][1], score=float(scores[i])) for i in order]
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+KernelT = TypeVar("KernelT", bound=_Named)
+
+
+class LearnedSelector:
+    """The runtime's ``KernelSelector`` (dispatcher/tiledispatch/selection.py) backed by the exported models:
+    ``Registry.load(library, selector=LearnedSelector())`` makes ``Registry.select`` return the kernel the
+    model ranks first among the supported candidates.
+
+    The runtime's ``select`` returns a kernel, not a split-K factor, so bwd_weight candidates are ranked at
+    split-K 1 unless ``split_ks`` says otherwise (then a kernel counts with its best-scored factor)."""
+
+    def __init__(self, model_dir: Path | None = None, split_ks: Sequence[int] = (1,)) -> None:
+        self._model_dir = model_dir
+        self._split_ks = tuple(split_ks)
+
+    def select(self, problem: ConvProblem, candidates: Sequence[KernelT]) -> KernelT:
+        if not candidates:
+            raise ValueError("no candidate kernels to select from")
+        ranked = rank(problem, [c.name for c in candidates], self._split_ks, self._model_dir)
+        return next(c for c in candidates if c.name == ranked[0].kernel)

@@ -1,8 +1,9 @@
 """Per-direction LightGBM models: shape-grouped cross-validation, then a final fit on every shape, exported.
 
-Targets: ``efficiency`` (default: TFLOP/s over the group's best, a scale-free regression target),
-``log_tflops`` (CK's log1p(TFLOP/s)) or ``lambdarank`` (LightGBM's ranker on 0..30 relevance = round(30 x
-efficiency)). The final model uses the mean early-stopped iteration count of the folds."""
+Targets: ``lambdarank`` (default: LightGBM's ranker on 0..30 relevance = round(30 x efficiency), the best of
+the three on the H100 sweep, docs/heuristics.md "Evaluation"), ``efficiency`` (TFLOP/s over the group's best,
+a scale-free regression target) or ``log_tflops`` (CK's log1p(TFLOP/s)). The final model uses the mean
+early-stopped iteration count of the folds."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ class TrainParams(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    target: Target = "efficiency"
+    target: Target = "lambdarank"
     folds: int = Field(5, ge=2)
     num_leaves: int = Field(31, ge=2)
     max_depth: int = 12
@@ -115,7 +116,7 @@ def cross_validate(data: Dataset, params: TrainParams) -> tuple[SelectionMetrics
         )
         best_rounds.append(booster.best_iteration or params.max_rounds)
         score[test] = booster.predict(data.features[test], num_iteration=booster.best_iteration or None)
-    metrics, outcomes = summarise(data.group, data.shape, score, data.tflops, data.kernels)
+    metrics, outcomes = summarise(data.group, data.shape, score, data.tflops, data.kernels, data.split_k)
     return metrics, outcomes, max(1, round(float(np.mean(best_rounds))))
 
 
@@ -167,11 +168,12 @@ def train_direction(data: Dataset, params: TrainParams, digest: str, out_dir: Pa
 
 def outcomes_csv(outcomes: Sequence[GroupOutcome]) -> str:
     lines = [
-        "group,shape,candidates,predicted_kernel,predicted_tflops,oracle_kernel,oracle_tflops,efficiency"
+        "group,shape,candidates,predicted_kernel,predicted_split_k,predicted_tflops,"
+        "oracle_kernel,oracle_split_k,oracle_tflops,efficiency"
     ]
     lines += [
-        f"{o.group},{o.shape},{o.candidates},{o.predicted_kernel},{o.predicted_tflops:.6g},{o.oracle_kernel},"
-        f"{o.oracle_tflops:.6g},{o.efficiency:.6f}"
+        f"{o.group},{o.shape},{o.candidates},{o.predicted_kernel},{o.predicted_split_k},"
+        f"{o.predicted_tflops:.6g},{o.oracle_kernel},{o.oracle_split_k},{o.oracle_tflops:.6g},{o.efficiency:.6f}"
         for o in outcomes
     ]
     return "\n".join(lines) + "\n"

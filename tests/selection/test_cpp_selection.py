@@ -165,3 +165,26 @@ def test_cpp_reports_a_missing_or_mismatched_model(selection_check, tmp_path):
     other = TreeModel(direction="fwd", feature_names=("a", "b"), trees=())
     (tmp_path / "fwd.trees").write_text(other.to_text())
     assert "feature list differs" in run_check(selection_check, tmp_path, [line])[0]
+
+
+def test_cpp_scores_equal_python_with_the_committed_models(selection_check):
+    """The models in heuristics/models, as the profiler's --select loads them: same score in both languages
+    for every default fp16 2D kernel of each direction on the 2D problems (bwd_weight at two split-K)."""
+    from heuristics.select import MODEL_DIR, load_checked_model
+
+    lines, expected = [], []
+    for direction in ("fwd", "bwd_data", "bwd_weight"):
+        model = load_checked_model(MODEL_DIR / f"{direction}.trees")
+        prefix = f"grouped_conv_{direction}_fp16_nhwgc_2d_"
+        for name in (n for n in ruleset_names("default") if n.startswith(prefix)):
+            for p in (p for p in problems_small() if p.ndim_spatial == 2):
+                for split_k in (1, 8) if direction == "bwd_weight" else (1,):
+                    lines.append(input_line(direction, "fp16", name, split_k, p))
+                    row = feature_vector(p, direction, "fp16", kernel_traits(name), split_k)
+                    expected.append(float(model.predict(np.asarray([row]))[0]))
+    out = run_check(selection_check, MODEL_DIR, lines)
+    assert len(out) == len(lines) > 500
+    assert len(set(np.round(expected, 9))) > 100  # trained trees that separate the candidates
+    for line, want in zip(out, expected, strict=True):
+        assert line.startswith("ok "), line
+        assert float(line.split()[1]) == pytest.approx(want, rel=1e-12, abs=1e-12)

@@ -32,3 +32,12 @@ def test_shape_folds_hold_each_shape_out_exactly_once():
     for test in folds:
         held = set(shape[test].tolist())
         assert held and not held & set(np.delete(shape, test).tolist())
+
+
+def test_outcomes_name_the_split_k_of_the_pick_and_of_the_oracle():
+    # One bwd_weight group: the same kernel at split-K 1, 4 and 8; the model prefers 8, the oracle is 4.
+    group, shape = np.zeros(3, dtype=int), np.zeros(3, dtype=int)
+    _, outcomes = summarise(
+        group, shape, np.array([0.1, 0.2, 0.3]), np.array([1.0, 3.0, 2.0]), ("k",) * 3, np.array([1, 4, 8])
+    )
+    assert (outcomes[0].predicted_split_k, outcomes[0].oracle_split_k) == (8, 4)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import BaseModel
 
 from heuristics.features import FEATURE_NAMES
-from heuristics.select import rank
+from heuristics.select import LearnedSelector, rank
 from heuristics.tree_model import Tree, TreeModel, TreeModelError
 from tests.selection.conftest import problems_small, ruleset_names
 
@@ -62,3 +63,27 @@ def test_rank_errors(model_dir):
     )
     with pytest.raises(TreeModelError, match="feature list differs"):
         rank(p, [bwd], model_dir=model_dir)
+
+
+class Kernel(BaseModel):
+    """Stands in for the runtime's KernelInfo: the selector reads only the name."""
+
+    name: str
+
+
+def test_learned_selector_returns_the_top_ranked_candidate(model_dir):
+    small = [k for k in fwd_kernels() if int(k.split("_intrawave_")[1].split("x")[0]) <= 64]
+    big = next(k for k in fwd_kernels() if int(k.split("_intrawave_")[1].split("x")[0]) > 64)
+    candidates = [Kernel(name=n) for n in [*small[:3], big, *small[3:5]]]
+    chosen = LearnedSelector(model_dir).select(problems_small()[1], candidates)
+    assert chosen is candidates[3]
+    # Among equals the first candidate wins, as rank() keeps the input order.
+    assert LearnedSelector(model_dir).select(problems_small()[1], candidates[:3]) is candidates[0]
+    with pytest.raises(ValueError, match="no candidate"):
+        LearnedSelector(model_dir).select(problems_small()[1], [])
+
+
+def test_a_missing_model_names_the_committed_folder(tmp_path):
+    name = fwd_kernels()[0]
+    with pytest.raises(TreeModelError, match=r"cannot read: no such model file .*heuristics/models"):
+        rank(problems_small()[0], [name], model_dir=tmp_path)

@@ -41,7 +41,14 @@ class Ranker {
     if (found != models_.end()) return found->second;
     const std::string path = model_dir_ + "/" + std::string(to_token(direction)) + ".trees";
     std::ifstream in(path);
-    if (!in) throw ModelError(path + ": cannot open (train one: python -m heuristics train)");
+    // The committed models live in the repository's heuristics/models; a relative model_dir resolves against
+    // the working directory, so say both where they are and how to rebuild them.
+    if (!in) {
+      throw ModelError(path +
+                       ": cannot open (the committed models are the repository's heuristics/models: run from its "
+                       "root or pass that folder; retrain: python -m heuristics train --data "
+                       "heuristics/data/*.csv.gz)");
+    }
     TreeModel loaded = TreeModel::parse(in, path);
     const auto& names = loaded.feature_names();
     if (!std::equal(names.begin(), names.end(), kFeatureNames.begin(), kFeatureNames.end())) {
