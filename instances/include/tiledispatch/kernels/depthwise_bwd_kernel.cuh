@@ -164,42 +164,16 @@ __global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads) depthwise_bwd_
   T* s_dy = reinterpret_cast<T*>(smem);                          // (kHaloH, kRowPositions, CB)
   float* s_w = reinterpret_cast<float*>(smem + S::kInputBytes);  // (F*F, CB)
 
-  int block = int(blockIdx.x);
-  const int slice = block % p.slices;
-  block /= p.slices;
-  const int tile_w = block % p.tiles_w;
-  block /= p.tiles_w;
-  const int tile_h = block % p.tiles_h;
-  const int n = block / p.tiles_h;
-  const int c0 = slice * CB;
-  const int ih0 = tile_h * S::kTileH, iw0 = tile_w * S::kTileW;  // dX tile origin: multiples of the strides
-  const int oy0 = ih0 / SH + S::kLoH, ox0 = iw0 / SW + S::kLoW;  // dY halo origin
+  const TilePlace place = tile_place(int(blockIdx.x), p.slices, p.tiles_w, p.tiles_h);
+  const int n = place.n;
+  const int c0 = place.slice * CB;
+  const int ih0 = place.tile_h * S::kTileH, iw0 = place.tile_w * S::kTileW;  // dX tile origin: stride multiples
+  const int oy0 = ih0 / SH + S::kLoH, ox0 = iw0 / SW + S::kLoW;              // dY halo origin
   const int tid = int(threadIdx.x);
 
-  {
-    const T* dy = static_cast<const T*>(p.dy);
-    constexpr int kVecs = CB / S::kInVec;
-    constexpr int kTotal = S::kHaloH * S::kHaloW * kVecs;
-    for (int i = tid; i < kTotal; i += S::kThreads) {
-      const int v = i % kVecs, pixel = i / kVecs;
-      const int x = pixel % S::kHaloW, y = pixel / S::kHaloW;
-      const int gy = oy0 + y, gx = ox0 + x, gc = c0 + v * S::kInVec;
-      const bool valid = gy >= 0 && gy < p.Hy && gx >= 0 && gx < p.Wy && gc < p.C;
-      const int position = (x % S::kColStep) * S::kQW + x / S::kColStep;
-      T* dst = s_dy + (y * S::kRowPositions + position) * CB + v * S::kInVec;
-      const T* src = valid ? dy + ((int64_t(n) * p.Hy + gy) * p.Wy + gx) * p.C + gc : dy;
-      copy_vector<S::kInVec * int(sizeof(T))>(dst, src, valid);
-    }
-    asm volatile("cp.async.commit_group;\n" ::);
-  }
-  {
-    const T* wei = static_cast<const T*>(p.weight);
-    for (int i = tid; i < F * F * CB; i += S::kThreads) {
-      const int tap = i % (F * F), c = i / (F * F);
-      const int gc = c0 + c;
-      s_w[tap * CB + c] = gc < p.C ? to_float(wei[int64_t(gc) * F * F + tap]) : 0.f;
-    }
-  }
+  stage_pixels<S::kHaloH, S::kHaloW, CB, S::kInVec, S::kColStep, S::kQW, S::kRowPositions>(
+      s_dy, static_cast<const T*>(p.dy), n, oy0, ox0, p.Hy, p.Wy, p.C, c0, tid, S::kThreads);
+  stage_weights<F, CB>(s_w, static_cast<const T*>(p.weight), c0, p.C, tid, S::kThreads);
   asm volatile("cp.async.wait_all;\n" ::);
   __syncthreads();
 
@@ -325,29 +299,11 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
     const int n = int(item / p.tiles_w / p.tiles_h);
     const int oh0 = tile_h * S::kTileH, ow0 = tile_w * S::kTileW;
     const int ih0 = oh0 * SH - S::kPadH, iw0 = ow0 * SW - S::kPadW;
-    constexpr int kVecs = CB / S::kInVec;
-    for (int i = tid; i < S::kInH * S::kInW * kVecs; i += S::kLaunchThreads) {
-      const int v = i % kVecs, pixel = i / kVecs;
-      const int x = pixel % S::kInW, y = pixel / S::kInW;
-      const int gy = ih0 + y, gx = iw0 + x, gc = c0 + v * S::kInVec;
-      const bool valid = gy >= 0 && gy < p.Hx && gx >= 0 && gx < p.Wx && gc < p.C;
-      const int position = (x % S::kColStep) * S::kQW + x / S::kColStep;
-      T* dst = s_x + (y * S::kRowPositions + position) * CB + v * S::kInVec;
-      const T* src = valid ? x_in + ((int64_t(n) * p.Hx + gy) * p.Wx + gx) * p.C + gc : x_in;
-      copy_vector<S::kInVec * int(sizeof(T))>(dst, src, valid);
-    }
+    stage_pixels<S::kInH, S::kInW, CB, S::kInVec, S::kColStep, S::kQW, S::kRowPositions>(
+        s_x, x_in, n, ih0, iw0, p.Hx, p.Wx, p.C, c0, tid, S::kLaunchThreads);
     // dY columns interleaved by SubW, so the threads of a row read consecutive positions.
-    for (int i = tid; i < S::kTileH * S::kTileW * kVecs; i += S::kLaunchThreads) {
-      const int v = i % kVecs, pixel = i / kVecs;
-      const int x = pixel % S::kTileW, y = pixel / S::kTileW;
-      const int gy = oh0 + y, gx = ow0 + x, gc = c0 + v * S::kInVec;
-      const bool valid = gy < p.Hy && gx < p.Wy && gc < p.C;
-      const int position = (x % S::kSubW) * S::kThreadsW + x / S::kSubW;
-      T* dst = s_dy + (y * S::kTileW + position) * CB + v * S::kInVec;
-      const T* src = valid ? dy_in + ((int64_t(n) * p.Hy + gy) * p.Wy + gx) * p.C + gc : dy_in;
-      copy_vector<S::kInVec * int(sizeof(T))>(dst, src, valid);
-    }
-    asm volatile("cp.async.commit_group;\n" ::);
+    stage_pixels<S::kTileH, S::kTileW, CB, S::kInVec, S::kSubW, S::kThreadsW, S::kTileW>(
+        s_dy, dy_in, n, oh0, ow0, p.Hy, p.Wy, p.C, c0, tid, S::kLaunchThreads);
     asm volatile("cp.async.wait_all;\n" ::);
     __syncthreads();
     if (computes) {

@@ -135,6 +135,54 @@ __device__ inline void copy_vector(void* smem_dst, const void* gmem_src, bool va
   }
 }
 
+// Pixels of a block's channel slice into shared memory, shared by the three depthwise kernels: Rows x Cols
+// pixels from (y0, x0) of image n, CB channels from c0, InVec-wide copies (vector fastest, so a warp reads whole
+// pixels) with zero fill outside [0, height) x [0, width) (padding) and past `channels`. Column x lands at
+// position (x % ColStep) * QW + x / ColStep of a row of RowPositions: interleaved so that neighbouring threads,
+// whose windows start ColStep columns apart, read consecutive positions. Commits one cp.async group.
+template <int Rows, int Cols, int CB, int InVec, int ColStep, int QW, int RowPositions, class T>
+__device__ inline void stage_pixels(T* dst, const T* src, int n, int y0, int x0, int height, int width, int channels,
+                                    int c0, int tid, int threads) {
+  constexpr int kVecs = CB / InVec;
+  for (int i = tid; i < Rows * Cols * kVecs; i += threads) {
+    const int v = i % kVecs, pixel = i / kVecs;
+    const int x = pixel % Cols, y = pixel / Cols;
+    const int gy = y0 + y, gx = x0 + x, gc = c0 + v * InVec;
+    const bool valid = gy >= 0 && gy < height && gx >= 0 && gx < width && gc < channels;
+    const int position = (x % ColStep) * QW + x / ColStep;
+    const T* from = valid ? src + ((int64_t(n) * height + gy) * width + gx) * channels + gc : src;
+    copy_vector<InVec * int(sizeof(T))>(dst + (y * RowPositions + position) * CB + v * InVec, from, valid);
+  }
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+
+// The slice's F x F weights (C, 1, F, F, 1) as fp32: read tap-fastest (contiguous), stored channel-fastest for
+// OutVec-wide reads; zeros past `channels`.
+template <int F, int CB, class T>
+__device__ inline void stage_weights(float* s_w, const T* weight, int c0, int channels, int tid, int threads) {
+  for (int i = tid; i < F * F * CB; i += threads) {
+    const int tap = i % (F * F), c = i / (F * F);
+    const int gc = c0 + c;
+    s_w[tap * CB + c] = gc < channels ? to_float(weight[int64_t(gc) * F * F + tap]) : 0.f;
+  }
+}
+
+// Where a block of the fwd and bwd_data grids works: channel slice fastest (neighbours share L2 lines), then
+// tile column, tile row, image.
+struct TilePlace {
+  int slice, tile_w, tile_h, n;
+};
+__device__ inline TilePlace tile_place(int block, int slices, int tiles_w, int tiles_h) {
+  TilePlace t{};
+  t.slice = block % slices;
+  block /= slices;
+  t.tile_w = block % tiles_w;
+  block /= tiles_w;
+  t.tile_h = block % tiles_h;
+  t.n = block / tiles_h;
+  return t;
+}
+
 template <class Traits>
 __global__ void __launch_bounds__(Shape<Traits>::kThreads) depthwise_fwd_kernel(Params p) {
   using S = Shape<Traits>;
@@ -148,44 +196,16 @@ __global__ void __launch_bounds__(Shape<Traits>::kThreads) depthwise_fwd_kernel(
   T* s_in = reinterpret_cast<T*>(smem);                              // (kInH, kRowPositions, CB)
   float* s_w = reinterpret_cast<float*>(smem + S::kInputBytes);      // (F*F, CB)
 
-  int block = int(blockIdx.x);
-  const int slice = block % p.slices;
-  block /= p.slices;
-  const int tile_w = block % p.tiles_w;
-  block /= p.tiles_w;
-  const int tile_h = block % p.tiles_h;
-  const int n = block / p.tiles_h;
-  const int c0 = slice * CB;
-  const int oh0 = tile_h * S::kTileH, ow0 = tile_w * S::kTileW;
+  const TilePlace place = tile_place(int(blockIdx.x), p.slices, p.tiles_w, p.tiles_h);
+  const int n = place.n;
+  const int c0 = place.slice * CB;
+  const int oh0 = place.tile_h * S::kTileH, ow0 = place.tile_w * S::kTileW;
   const int ih0 = oh0 * S::kStrideH - S::kPadH, iw0 = ow0 * S::kStrideW - S::kPadW;
   const int tid = int(threadIdx.x);
 
-  // Input halo: (kInH x kInW pixels) x (CB / InVec vectors), vector fastest so a warp reads whole pixels.
-  {
-    const T* in = static_cast<const T*>(p.input);
-    constexpr int kVecs = CB / S::kInVec;
-    constexpr int kTotal = S::kInH * S::kInW * kVecs;
-    for (int i = tid; i < kTotal; i += S::kThreads) {
-      const int v = i % kVecs, pixel = i / kVecs;
-      const int x = pixel % S::kInW, y = pixel / S::kInW;
-      const int gy = ih0 + y, gx = iw0 + x, gc = c0 + v * S::kInVec;
-      const bool valid = gy >= 0 && gy < p.Hi && gx >= 0 && gx < p.Wi && gc < p.C;
-      const int position = (x % S::kColStep) * S::kQW + x / S::kColStep;
-      T* dst = s_in + (y * S::kRowPositions + position) * CB + v * S::kInVec;
-      const T* src = valid ? in + ((int64_t(n) * p.Hi + gy) * p.Wi + gx) * p.C + gc : in;
-      copy_vector<S::kInVec * int(sizeof(T))>(dst, src, valid);
-    }
-    asm volatile("cp.async.commit_group;\n" ::);
-  }
-  // Weights (C, 1, F, F, 1): read tap-fastest (contiguous), stored channel-fastest for OutVec-wide reads.
-  {
-    const T* wei = static_cast<const T*>(p.weight);
-    for (int i = tid; i < F * F * CB; i += S::kThreads) {
-      const int tap = i % (F * F), c = i / (F * F);
-      const int gc = c0 + c;
-      s_w[tap * CB + c] = gc < p.C ? to_float(wei[int64_t(gc) * F * F + tap]) : 0.f;
-    }
-  }
+  stage_pixels<S::kInH, S::kInW, CB, S::kInVec, S::kColStep, S::kQW, S::kRowPositions>(
+      s_in, static_cast<const T*>(p.input), n, ih0, iw0, p.Hi, p.Wi, p.C, c0, tid, S::kThreads);
+  stage_weights<F, CB>(s_w, static_cast<const T*>(p.weight), c0, p.C, tid, S::kThreads);
   asm volatile("cp.async.wait_all;\n" ::);
   __syncthreads();
 
