@@ -1,4 +1,4 @@
-"""``python -m heuristics {problems,sweep,train,evaluate}``.
+"""``python -m heuristics {problems,sweep,merge,train,evaluate}``.
 
 Exit status: 0 done; 1 some sweep batches failed twice (recorded as batch_failed); 2 bad input (one ``error:``
 line); 3 ``--stop-after`` ended the sweep with batches left (run the same command again to resume).
@@ -104,6 +104,20 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if summary.finished_batches < summary.batches:
         return EXIT_STOPPED
     return 1 if summary.failed_batches else 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from heuristics.merge import merge_sweeps, write_merged
+
+    (direction,) = _list(args.direction, DIRECTIONS, "direction")
+    problem_set = load_problems(args.problems / f"{direction}.csv")
+    rows, record = merge_sweeps(args.data, direction, problem_set)
+    write_merged(rows, record, args.out)
+    taken = ", ".join(
+        f"{s.file}: {s.shapes_taken}/{s.shapes} shapes, {s.rows_taken} rows" for s in record.sources
+    )
+    print(f"{args.out}: {record.rows_written} rows, {record.shapes} shapes ({taken})")
+    return 0
 
 
 def _plot(eval_csv: Path) -> str:
@@ -222,6 +236,17 @@ def parser() -> argparse.ArgumentParser:
         "--stop-after", type=float, default=None, help="start no batch after SECONDS (exit 3: resume)"
     )
     s.set_defaults(run=cmd_sweep)
+
+    s = sub.add_parser("merge", help="one direction's sweeps as one file: per shape, the newest sweep's rows")
+    s.add_argument(
+        "--data", type=Path, nargs="+", required=True, help="sweep CSV files (.gz accepted), newest first"
+    )
+    s.add_argument("--direction", required=True)
+    s.add_argument("--out", type=Path, required=True, help="merged CSV (gzip level 9 when it ends in .gz)")
+    s.add_argument(
+        "--problems", type=Path, default=Path("heuristics/problem_sets"), help="folder of <dir>.csv"
+    )
+    s.set_defaults(run=cmd_merge)
 
     s = sub.add_parser("train", help="cross-validate, fit and export one model per direction")
     s.add_argument("--data", type=Path, nargs="+", required=True, help="sweep CSV files (.gz accepted)")

@@ -1,9 +1,38 @@
 #include "kernel_selection.hpp"
 
+#include <filesystem>
 #include <set>
 #include <string>
+#include <system_error>
 
 namespace tiledispatch::profiler {
+
+namespace {
+
+constexpr const char* kPassModels =
+    "pass --models DIR, a folder holding fwd.trees, bwd_data.trees and bwd_weight.trees (the repository's "
+    "heuristics/models)";
+
+}  // namespace
+
+std::string default_models_dir() {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  // /proc/self/exe, not argv[0]: the executable's real path whether it was started by name through PATH, by a
+  // relative path or through a symbolic link.
+  const fs::path exe = fs::canonical("/proc/self/exe", error);
+  if (error) {
+    throw UsageError("--select: cannot resolve this executable's path (/proc/self/exe: " + error.message() +
+                     "); " + kPassModels);
+  }
+  for (fs::path dir = exe.parent_path();; dir = dir.parent_path()) {
+    const fs::path candidate = dir / "heuristics" / "models";
+    if (fs::is_directory(candidate, error)) return candidate.string();
+    if (dir == dir.parent_path()) break;  // the root: nothing above
+  }
+  throw UsageError("--select: no heuristics/models folder in " + exe.parent_path().string() +
+                   " or any folder above it (this executable's repository); " + kPassModels);
+}
 
 std::vector<int> split_ks_for(const Options& options, ConvDirection direction, const ConvProblem& problem,
                               const GroupedConvInstance& instance, int sms) {
@@ -21,7 +50,8 @@ std::vector<int> split_ks_for_selection(const Options& options, ConvDirection di
 }
 
 KernelSelection::KernelSelection(const Options& options)
-    : top_k_(static_cast<size_t>(options.select_top_k)), ranker_(options.models_dir) {
+    : top_k_(static_cast<size_t>(options.select_top_k)),
+      ranker_(options.models_dir.empty() ? default_models_dir() : options.models_dir) {
   try {
     for (const auto direction : options.directions) (void)ranker_.model(direction);
   } catch (const selection::ModelError& e) {

@@ -2,6 +2,7 @@
 // the supported instances of a job, and only the best K (instance, split-K) pairs run.
 #pragma once
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -20,9 +21,16 @@ std::vector<int> split_ks_for(const Options& options, ConvDirection direction, c
 std::vector<int> split_ks_for_selection(const Options& options, ConvDirection direction, const ConvProblem& problem,
                                         const std::vector<const GroupedConvInstance*>& supported, int sms);
 
+// The models --select reads when --models is not given: heuristics/models of the repository holding this
+// executable (the nearest such folder above it; a build lives in <repo>/build/<ruleset>-sm_90a/profiler/), so
+// the committed models are found whatever the working directory. Throws UsageError (one line naming where it
+// looked) when there is none.
+std::string default_models_dir();
+
 class KernelSelection {
  public:
-  // Loads the models of the options' directions from options.models_dir; throws UsageError naming the file.
+  // Loads the models of the options' directions from options.models_dir (empty: default_models_dir()); throws
+  // UsageError naming the file or folder.
   explicit KernelSelection(const Options& options);
 
   // The best options.select_top_k of `supported` x `split_ks`, best predicted first.

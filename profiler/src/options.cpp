@@ -366,6 +366,10 @@ Options parse_command_line(const std::vector<std::string>& args) {
       }
     } else if (flag == "--models") {
       options.models_dir = value();
+      if (options.models_dir.empty()) {
+        throw UsageError("--models: an empty path (accepted: a folder holding fwd.trees, bwd_data.trees, "
+                         "bwd_weight.trees)");
+      }
     } else if (flag == "--seed") {
       options.seed = static_cast<uint64_t>(parse_int(flag, value()));
     } else {
@@ -419,7 +423,9 @@ std::string usage(const std::optional<ConvDirection>& subcommand) {
       "    --list  --verify-instances EXPECTED.txt [MORE.txt ..]\n"
       "    --dry-run  print the jobs and the matching instances without running anything\n"
       "    --select all|heuristic|topk=K  run every instance (all), or only the K best-ranked by the selection\n"
-      "      models (heuristic = topk=1), reporting the best  --models DIR (heuristics/models)\n";
+      "      models (heuristic = topk=1), reporting the best\n"
+      "    --models DIR  the selection models (default: heuristics/models of the repository holding this "
+      "executable)\n";
   if (subcommand) {
     const bool bwd_weight = *subcommand == ConvDirection::kBwdWeight;
     s << "usage: tiledispatch_profiler " << subcommand_name(*subcommand)

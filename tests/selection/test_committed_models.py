@@ -13,8 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from generators.problem import CSV_COLUMNS, load_problems
 from heuristics.dataset import build_dataset
 from heuristics.features import FEATURE_NAMES
+from heuristics.merge import MergeRecord
 from heuristics.metrics import summarise
 from heuristics.select import MODEL_DIR, LearnedSelector, load_checked_model, rank
 from heuristics.sweep_schema import SWEEP_COLUMNS, read_sweep
@@ -35,8 +37,17 @@ def test_committed_data_validates_and_matches_its_record(direction):
         header = next(csv.reader(f))
     assert tuple(header) == SWEEP_COLUMNS
     rows = read_sweep([path])  # every row through SweepRow: raises on a bad one
-    record = json.loads((DATA_DIR / f"{direction}_fp16_h100.meta.json").read_text())
-    assert len(rows) == record["rows_written"] > 0
+    record = MergeRecord.model_validate_json(path.with_name(path.name + ".meta.json").read_text())
+    assert record.direction == direction and len(rows) == record.rows_written > 0
+    assert sum(s.rows_taken for s in record.sources) == len(rows)
+    assert sum(s.shapes_taken for s in record.sources) == record.shapes == len({r.shape_key for r in rows})
+    # One sweep per shape: a (kernel, split-K) appears once per shape, and problem_idx names the shape in
+    # the full problem set.
+    assert len({(r.shape_key, r.kernel, r.split_k) for r in rows}) == len(rows)
+    problem_set = load_problems(REPO_ROOT / "heuristics" / "problem_sets" / f"{direction}.csv")
+    assert all(
+        r.shape_key == tuple(getattr(problem_set[r.problem_idx], c) for c in CSV_COLUMNS) for r in rows
+    )
     assert {r.direction for r in rows} == {direction} and {r.dtype for r in rows} == {"fp16"}
     assert {r.status for r in rows} <= {"valid", "not_supported"}  # no failed or batch_failed rows
     valid = [r for r in rows if r.status == "valid"]
