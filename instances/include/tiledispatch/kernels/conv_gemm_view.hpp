@@ -159,6 +159,10 @@ struct KTileCursor {
     r0 = 0;
     if (++gl != GM) return;
     gl = 0;
+    next_tap(s);
+  }
+  // The first k-tile of the next tap (fwd merged groups by diagonal blocks: a k-tile spans a whole tap).
+  TD_HOST_DEVICE void next_tap(const ConvShape<Index>& s) {
     ++tap;
     dx += s.dw;
     if (++x != s.X) return;

@@ -249,7 +249,15 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     constexpr int64_t kCoordLimit = int64_t(INT32_MAX);
     const auto& shape = params.shape;
     auto& tma = sm90.tma;
-    tma.use_a = tma.use_b = false;
+    tma.use_a = tma.use_b = tma.diagonal = false;
+    if constexpr (Sm90::kDiagonal) {
+      // Merged groups by diagonal blocks where C/G and K/G are the configuration's tile_k / GM and tile_n / GM
+      // (and both maps encode); any other problem keeps the zero-filled block-diagonal gathers.
+      if (shape.Cg == Sm90::kGroupC && shape.Kg == Sm90::kGroupK) {
+        describe_diagonal_operands(p, params, tma);
+        if (tma.diagonal) return;
+      }
+    }
     if constexpr (Sm90::kTmaB) {
       const int64_t row = int64_t(shape.taps) * shape.Cg;  // weights: (taps*C/G, K) row-major
       const uint64_t extents[2] = {uint64_t(row), uint64_t(p.K)};
@@ -304,6 +312,31 @@ class ImplicitGemmInstance : public GroupedConvInstance {
         }
       }
     }
+  }
+
+  // The diagonal mode's maps (sm90/tma.hpp): A the input by im2col, boxes of tile_k = GM*C/G channels (all
+  // merged groups of one tap) by tile_m pixels; B the weights as (taps*C/G, K), boxes of one diagonal block
+  // (C/G, K/G). Sets tma.diagonal only where both encode.
+  static void describe_diagonal_operands(const ConvProblem& p,
+                                         const kernels::ImplicitGemmParams<typename Config::Index>& params,
+                                         kernels::sm90::TmaOperands& tma) {
+    kernels::sm90::Im2colGeometry geometry{};
+    int64_t channels_per_group = 0;
+    if (!im2col_geometry(p, false, geometry, channels_per_group)) return;
+    const int64_t row = int64_t(params.shape.taps) * params.shape.Cg;
+    const uint64_t extents[2] = {uint64_t(row), uint64_t(p.K)};
+    const uint64_t pitches[1] = {uint64_t(row * Config::kElemBytes)};
+    const uint32_t box[2] = {uint32_t(Sm90::kGroupC), uint32_t(Sm90::kGroupK)};
+    if (pitches[0] % 16 != 0 || p.K + Traits::kTileN > int64_t(INT32_MAX)) return;
+    if (!kernels::sm90::encode_tma_im2col(tma.a, Traits::kDataType, params.a, geometry, Traits::kTileK,
+                                          Traits::kTileM, Sm90::kSpanK) ||
+        !kernels::sm90::encode_tma_tiled(tma.b, Traits::kDataType, params.b, 2, extents, pitches, box,
+                                         Sm90::kGroupSpanK)) {
+      return;
+    }
+    tma.a_group_step = int32_t(Traits::kTileK);  // channels of one group block: GM * C/G
+    tma.b_group_step = int32_t(Traits::kTileN);  // output channels of one group block: GM * K/G
+    tma.diagonal = true;
   }
 
   // The im2col view of an activation tensor: the input (fwd A, bwd_weight B), or the output gradient read

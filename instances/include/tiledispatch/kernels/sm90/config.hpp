@@ -144,6 +144,22 @@ struct Sm90Config {
   static constexpr bool kTmaAtomsB = kDirection != ConvDirection::kFwd && kGroupsToMerge == 1 && kAtomN >= 16;
   static constexpr int kTmaAtomM = 64;  // bwd_weight A: 128-byte swizzled boxes of 64 of M by tile_k
 
+  // Merged groups without zero MACs (fwd, num_groups_to_merge > 1): where the problem's C/G and K/G are exactly
+  // kGroupC = tile_k / GM and kGroupK = tile_n / GM, a k-tile of CK's merged GEMM K order (tap, gl, c) is one
+  // filter tap over all GM groups. A then comes as ONE im2col box of tile_k contiguous channels, B as GM tiled
+  // boxes holding only the diagonal (kGroupK x kGroupC) blocks (SmemLayoutBDiagonal, in the B stage's space),
+  // and the consumer issues per k16 step one wgmma m64 x kGroupK into the accumulator columns of the step's
+  // group (a wgmma fragment is N/8 blocks of 4 registers in N order, so a group's columns are contiguous
+  // registers and the epilogue is unchanged). Chosen per problem (TmaOperands::diagonal, set by the host);
+  // every other problem keeps the block-diagonal zero-filled gathers. Group blocks need whole swizzle atoms
+  // (8 rows) and wgmma's k16 / n16 steps, and the warpgroups stacked along M (each owns all GM groups).
+  static constexpr int kGroupC = kTileK / kGroupsToMerge, kGroupK = kTileN / kGroupsToMerge;
+  static constexpr bool kDiagonal = kDirection == ConvDirection::kFwd && kGroupsToMerge > 1 &&
+                                    kTileK % kGroupsToMerge == 0 && kTileN % kGroupsToMerge == 0 &&
+                                    kGroupC % 16 == 0 && kGroupK % 16 == 0 && kWarpgroupsN == 1 && kSpanFitsBox &&
+                                    kTileM <= 256;
+  static constexpr int kGroupSpanK = kGroupC * kElemBytes;  // bytes of a diagonal block's row: its swizzle span
+
   // Why the Hopper path cannot build this configuration (empty when it can).
   static constexpr std::string_view not_buildable() {
     if (!Target::kHasWgmma) return "the build does not target sm_90a";
@@ -192,6 +208,24 @@ struct Sm90Config {
       make_gmma_smem_atom<MmaElement, kShapeMajorB, kShapeWgN, kShapeK>(),
       cute::make_shape(cute::Int<kShapeN>{}, cute::Int<kShapeK>{}, cute::Int<kShapeStages>{}),
       AtomOrder<kShapeMajorB>{}));
+
+  // The diagonal mode's wgmma (m64 x kGroupK x k16 into one group's accumulator columns) and its B stages:
+  // (kGroupK, kGroupC, GM, PIPE), one K-major block per merged group, each exactly one TMA box.
+  static constexpr int kShapeGroupC = kBuildable && kDiagonal ? kGroupC : 16;
+  static constexpr int kShapeGroupK = kBuildable && kDiagonal ? kGroupK : 16;
+  static constexpr int kShapeGroups = kBuildable && kDiagonal ? kGroupsToMerge : 1;
+  using DiagonalMmaOp =
+      decltype(cute::SM90::GMMA::ss_op_selector<MmaElement, MmaElement, float,
+                                                cute::Shape<cute::_64, cute::Int<kShapeGroupK>, cute::Int<16>>,
+                                                cute::GMMA::Major::K, cute::GMMA::Major::K>());
+  using DiagonalMma = decltype(cute::make_tiled_mma(
+      DiagonalMmaOp{}, cute::Layout<cute::Shape<cute::Int<kWarpgroupsM>, cute::_1, cute::_1>>{}));
+  using SmemLayoutBDiagonal = decltype(cute::tile_to_shape(
+      make_gmma_smem_atom<MmaElement, cute::GMMA::Major::K, kShapeGroupK, kShapeGroupC>(),
+      cute::make_shape(cute::Int<kShapeGroupK>{}, cute::Int<kShapeGroupC>{}, cute::Int<kShapeGroups>{},
+                       cute::Int<kShapeStages>{})));
+  static_assert(!kDiagonal || cute::cosize(SmemLayoutBDiagonal{}) * kGroupsToMerge <= cute::cosize(SmemLayoutB{}),
+                "the diagonal blocks fit the B stages");
 
   // What the producer's gathers (OperandGather, implicit_gemm_kernel.cuh) read from a config.
   struct Producer {

@@ -53,10 +53,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   auto* barriers = reinterpret_cast<uint64_t*>(smem + Cfg::kOperandSmemBytes);
   Tensor sA = make_tensor(make_smem_ptr(smem_a), typename Cfg::SmemLayoutA{});  // (TILE_M,TILE_K,PIPE)
   Tensor sB = make_tensor(make_smem_ptr(smem_b), typename Cfg::SmemLayoutB{});  // (TILE_N,TILE_K,PIPE)
+  // The diagonal mode's B stages (Cfg::kDiagonal) in the same space: (K/G, C/G, GM, PIPE).
+  Tensor sBd = make_tensor(make_smem_ptr(smem_b), typename Cfg::SmemLayoutBDiagonal{});
   const Ring<Cfg::kStages> ring{barriers, barriers + Cfg::kStages};
   const TurnOrder order{barriers + 2 * kMaxStages};
   using Producer = CpAsyncProducer<Cfg>;
   const bool gathers = Producer::gathers(params.tma);
+  const bool diagonal = Producer::diagonal(params.tma);
   if (threadIdx.x == 0) {
     if constexpr (Cfg::kPingPong) order.init(kWarpgroupThreads);
     ring.init(gathers ? Cfg::kProducerThreads : 0, Cfg::kTileWarpgroups);
@@ -82,8 +85,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       Index kt_begin = 0;
       const int tiles = k_range(w, kt_begin);
       const typename Cfg::View view{shape, Index(w.group_block) * Cfg::kGroupsToMerge};
-      Producer::load(view, gA, gB, sA, sB, params.tma, ring, cursor, Index(w.tile_m) * Cfg::kTileM,
-                     Index(w.tile_n) * Cfg::kTileN, int32_t(w.group_block), kt_begin, tiles, int(threadIdx.x));
+      if (diagonal) {
+        Producer::load_diagonal(view, sA, sBd, params.tma, ring, cursor, Index(w.tile_m) * Cfg::kTileM,
+                                int32_t(w.group_block), kt_begin, tiles);
+      } else {
+        Producer::load(view, gA, gB, sA, sB, params.tma, ring, cursor, Index(w.tile_m) * Cfg::kTileM,
+                       Index(w.tile_n) * Cfg::kTileN, int32_t(w.group_block), kt_begin, tiles, int(threadIdx.x));
+      }
     }
   } else {
     if constexpr (Cfg::kReallocatesRegisters) cutlass::arch::warpgroup_reg_alloc<Cfg::kConsumerRegisters>();
@@ -95,6 +103,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     Tensor tCrA = thr_mma.make_fragment_A(thr_mma.partition_A(sA));  // (MMA,MMA_M,MMA_K,PIPE) descriptors
     Tensor tCrB = thr_mma.make_fragment_B(thr_mma.partition_B(sB));  // (MMA,MMA_N,MMA_K,PIPE) descriptors
     Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<Cfg::kTileM>, Int<Cfg::kTileN>>{});  // (MMA,M,N)
+    typename Cfg::DiagonalMma diagonal_mma;  // the diagonal mode's per-group MMA (Cfg::kDiagonal)
+    Tensor tCrBd = diagonal_mma.get_slice(thread).make_fragment_B(diagonal_mma.get_slice(thread).partition_B(sBd));
     auto* gC = static_cast<Element*>(params.gemm.c);
     float* fold = params.fold == nullptr
                       ? nullptr
@@ -121,10 +131,23 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           turn_phase ^= 1u;
         }
       }
-      WgmmaConsumer<Cfg>::mma(tiled_mma, tCrA, tCrB, accum, ring, cursor, tiles, thread % kWarpgroupThreads == 0,
-                              fold, thread, [&] {
-                                if constexpr (Cfg::kPingPong) order.pass(stream);
-                              });
+      const auto pass_turn = [&] {
+        if constexpr (Cfg::kPingPong) order.pass(stream);
+      };
+      const bool signals = thread % kWarpgroupThreads == 0;
+      if constexpr (Cfg::kDiagonal) {
+        if (diagonal) {
+          WgmmaConsumer<Cfg>::mma(
+              accum, ring, cursor, tiles, signals, fold, thread,
+              [&](int stage) { WgmmaConsumer<Cfg>::issue_diagonal(diagonal_mma, tCrA, tCrBd, accum, stage); },
+              pass_turn);
+        }
+      }
+      if (!diagonal) {
+        WgmmaConsumer<Cfg>::mma(
+            accum, ring, cursor, tiles, signals, fold, thread,
+            [&](int stage) { WgmmaConsumer<Cfg>::issue_tile(tiled_mma, tCrA, tCrB, accum, stage); }, pass_turn);
+      }
       const typename Cfg::View view{shape, Index(w.group_block) * Cfg::kGroupsToMerge};
       float* partial =
           params.gemm.partial == nullptr ? nullptr : params.gemm.partial + int64_t(w.split) * params.partial_slice;

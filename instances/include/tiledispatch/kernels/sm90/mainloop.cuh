@@ -83,8 +83,46 @@ struct CpAsyncProducer {
   // Whether operand A / B of this problem comes by TMA rather than by gathers (the host encoded its tensor map).
   __device__ static bool tma_a(const TmaOperands& tma) { return (Cfg::kTmaA || Cfg::kTmaIm2colA) && tma.use_a; }
   __device__ static bool tma_b(const TmaOperands& tma) { return (Cfg::kTmaB || Cfg::kTmaAtomsB) && tma.use_b; }
+  // Whether this problem's merged groups are multiplied by diagonal blocks (Cfg::kDiagonal; both operands by TMA).
+  __device__ static bool diagonal(const TmaOperands& tma) { return Cfg::kDiagonal && tma.diagonal; }
   // With both operands by TMA one elected thread fills the ring; the other producer threads have no work.
-  __device__ static bool gathers(const TmaOperands& tma) { return !(tma_a(tma) && tma_b(tma)); }
+  __device__ static bool gathers(const TmaOperands& tma) { return !(diagonal(tma) || (tma_a(tma) && tma_b(tma))); }
+
+  // The diagonal mode (Cfg::kDiagonal, called by the one elected thread): k-tile kt is filter tap kt over all
+  // GM groups of block `group_block`: one im2col box of tile_k channels for A, and for B the GM diagonal
+  // blocks, group gl's (K/G rows from output channel (g0+gl)*K/G, the tap's C/G weights) into block gl of
+  // the stage (Cfg::SmemLayoutBDiagonal). A's channels past C and B's rows past K are zero-filled by TMA.
+  template <class SmemA, class SmemBDiagonal>
+  __device__ static void load_diagonal(const View& view, const SmemA& sA, const SmemBDiagonal& sBd,
+                                       const TmaOperands& tma, const Ring<Cfg::kStages>& ring,
+                                       RingCursor<Cfg::kStages>& cursor, Index m0, int32_t group_block,
+                                       Index kt_begin, int k_tiles) {
+    if constexpr (Cfg::kDiagonal) {
+      constexpr uint32_t kBytes = (Cfg::kTileM * Cfg::kTileK + Cfg::kTileN * Cfg::kGroupC) * Cfg::kElemBytes;
+      int32_t corner[4];
+      view.im2col_corner(m0, corner);
+      auto t = View::KTile::start(view.s, kt_begin * Cfg::kTileK, view.s.Cg);  // r0 = 0, gl = 0: a tap's start
+      const int32_t channel = group_block * tma.a_group_step;
+      const int32_t row_b = group_block * tma.b_group_step;
+      CUTE_NO_UNROLL
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        ring.producer_acquire(cursor);
+        const int stage = cursor.stage;
+        ring.producer_expect(cursor, kBytes);
+        uint64_t* full = &ring.full[stage];
+        uint16_t offset[3];
+        view.im2col_offsets(t, offset);
+        tma_load_im2col<Cfg::Base::kNDim>(&tma.a, full, &sA(0, 0, stage), channel, corner, offset);
+        CUTE_UNROLL
+        for (int gl = 0; gl < Cfg::kGroupsToMerge; ++gl) {
+          tma_load_2d(&tma.b, full, &sBd(0, 0, gl, stage), int32_t(t.tap) * Cfg::kGroupC,
+                      row_b + gl * Cfg::kGroupK);
+        }
+        t.next_tap(view.s);
+        cursor.advance();
+      }
+    }
+  }
 
   // Fills one stage per GEMM-K tile of [kt_begin, kt_begin + k_tiles) of the CTA tile at (m0, n0) of group
   // block `group_block`. Where neither operand is gathered, only thread 0 calls this.
@@ -179,13 +217,12 @@ struct WgmmaConsumer {
   // where no split is longer than kFoldTiles), of which tile thread `thread` owns fold[i * kTileThreads + thread].
   // `issued()` runs once the last stage has been awaited and its wgmma batch issued: from there on the ring
   // may run ahead to the next tile's stages (ping-pong hands the tensor cores to the other warpgroup).
-  template <class FragA, class FragB, class Accum, class Issued>
-  __device__ static void mma(typename Cfg::TiledMma& tiled_mma, const FragA& tCrA, const FragB& tCrB, Accum& accum,
-                             const Ring<Cfg::kStages>& ring, RingCursor<Cfg::kStages>& cursor, int k_tiles,
-                             bool signals, float* fold, int thread, Issued&& issued) {
+  // `issue(stage)` issues the wgmma batch of one stage into `accum` (issue_tile or issue_diagonal).
+  template <class Accum, class Issue, class Issued>
+  __device__ static void mma(Accum& accum, const Ring<Cfg::kStages>& ring, RingCursor<Cfg::kStages>& cursor,
+                             int k_tiles, bool signals, float* fold, int thread, Issue&& issue, Issued&& issued) {
     using namespace cute;
     clear(accum);
-    tiled_mma.accumulate_ = GMMA::ScaleOut::One;
     RingCursor<Cfg::kStages> release = cursor;
     bool folded = false;  // whether the outer accumulator holds a partial sum of this unit
     int chain = 0;        // k-tiles in the wgmma accumulators since the last fold
@@ -195,7 +232,7 @@ struct WgmmaConsumer {
       ring.consumer_wait(cursor);
       warpgroup_fence_operand(accum);
       warpgroup_arrive();
-      gemm(tiled_mma, tCrA(_, _, _, cursor.stage), tCrB(_, _, _, cursor.stage), accum);
+      issue(cursor.stage);
       warpgroup_commit_batch();
       if constexpr (Cfg::kBatchInFlight) {
         warpgroup_wait<1>();
@@ -238,6 +275,47 @@ struct WgmmaConsumer {
         }
       }
     }
+  }
+
+  // One stage of the whole tile: wgmma m64 x WG_N over every k16 block of the stage.
+  template <class FragA, class FragB, class Accum>
+  __device__ static void issue_tile(typename Cfg::TiledMma& tiled_mma, const FragA& tCrA, const FragB& tCrB,
+                                    Accum& accum, int stage) {
+    using namespace cute;
+    tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+    gemm(tiled_mma, tCrA(_, _, _, stage), tCrB(_, _, _, stage), accum);
+  }
+
+  // One stage of the diagonal mode (Cfg::kDiagonal): k16 block kk of the stage belongs to group
+  // gl = 16*kk / (C/G); one wgmma m64 x K/G multiplies it by block gl of B (its k16 block kk % (C/G / 16)) into
+  // the accumulator columns [gl*K/G, (gl+1)*K/G). `tCrA`: the tile MMA's A descriptors (MMA,MMA_M,MMA_K,PIPE),
+  // the same for both MMAs (warpgroups along M only); `tCrBd`: (MMA,MMA_N,MMA_K,GM,PIPE) of the diagonal blocks.
+  template <class FragA, class FragBd, class Accum>
+  __device__ static void issue_diagonal(typename Cfg::DiagonalMma& diagonal_mma, const FragA& tCrA,
+                                        const FragBd& tCrBd, Accum& accum, int stage) {
+    using namespace cute;
+    constexpr int kStepsPerGroup = Cfg::kGroupC / 16;
+    diagonal_mma.accumulate_ = GMMA::ScaleOut::One;
+    CUTE_UNROLL
+    for (int kk = 0; kk < Cfg::kTileK / 16; ++kk) {
+      const int gl = kk / kStepsPerGroup;  // compile-time after unrolling: a fixed register slice
+      auto columns = group_columns(accum, gl);
+      gemm(diagonal_mma, tCrA(_, _, kk, stage), tCrBd(_, _, kk % kStepsPerGroup, gl, stage), columns);
+    }
+  }
+
+  // The accumulators of group gl's columns, as the diagonal MMA's fragment ((2, 2, K/G / 8), MMA_M, 1): the
+  // tile fragment's mode 0 is (column pair, row half, 8-column block), so group gl is blocks
+  // [gl*K/G/8, (gl+1)*K/G/8) of it, a sub-layout at a fixed register offset.
+  template <class Accum>
+  __device__ static auto group_columns(Accum& accum, int gl) {
+    using namespace cute;
+    constexpr int kGroupBlocks = Cfg::kGroupK / 8;
+    static_assert(decltype(size<2>(accum))::value == 1, "one warpgroup tile along N");
+    const auto s = stride(accum.layout());
+    const auto shape = make_shape(make_shape(_2{}, _2{}, Int<kGroupBlocks>{}), size<1>(accum), _1{});
+    const auto strides = make_stride(make_stride(get<0, 0>(s), get<0, 1>(s), get<0, 2>(s)), get<1>(s), get<2>(s));
+    return make_tensor(accum.data() + gl * kGroupBlocks * get<0, 2>(s), make_layout(shape, strides));
   }
 };
 
