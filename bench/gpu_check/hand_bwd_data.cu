@@ -1,3 +1,4 @@
+#include "hand_merged_groups.hpp"
 #include "hand_traits.hpp"
 
 namespace tiledispatch::hand {
@@ -24,5 +25,6 @@ void add_hand_bwd_data(InstanceList& list) {
   list.push_back(std::make_unique<bwdd_fp32_compv3_16x64x32>());
   list.push_back(std::make_unique<bwdd_fp16_gm2_compv3_64x64x32>());
   list.push_back(std::make_unique<bwdd_fp16_basicasync_1x1p0>());
+  add_hand_merged_groups_bwd_data(list);
 }
 }  // namespace tiledispatch::hand

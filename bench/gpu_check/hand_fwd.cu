@@ -1,3 +1,4 @@
+#include "hand_merged_groups.hpp"
 #include "hand_traits.hpp"
 
 namespace tiledispatch::hand {
@@ -20,12 +21,6 @@ TD_HAND(fwd_fp16_split_image_128x64x32,   kFwd, 2, kFp16, kDefault,             
 TD_HAND(fwd_fp16_explicit_gemm_64x64x32,  kFwd, 2, kFp16, kDefault,              64,64,32,     2,2,1,  32,32,16,   8,8,8,  kCompV3,       kIntrawave, kCShuffle, false, 1, false, true,  false, false, 1)
 TD_HAND(fwd_fp32_wk2_compv3_64x64x32,     kFwd, 2, kFp32, kDefault,              64,64,32,     2,2,2,  16,16,8,    4,4,4,  kCompV3,       kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
 TD_HAND(fwd_fp16_wg2_ping_pong,          kFwd, 2, kFp16, kDefault,              64,64,32,     2,2,1,  16,16,16,   8,8,8,  kCompV3,       kIntrawave, kCShuffle, false, 1, false, false, false, false, 2)
-// Merged groups by diagonal blocks (sm90/config.hpp, kDiagonal): C/G = tile_k / gm, K/G = tile_n / gm.
-// 16/16 gm 2 (the regnet-like G=14 rows), 16/16 gm 4, 32/32 gm 2 (the resnext-like rows), and ping-pong.
-TD_HAND(fwd_fp16_gm2_diag_128x32x32,     kFwd, 2, kFp16, kDefault,              128,32,32,    2,1,1,  32,32,16,   8,8,8,  kCompV3,       kIntrawave, kDefault,  false, 2, false, false, false, false, 1)
-TD_HAND(fwd_bf16_gm4_diag_128x64x64,     kFwd, 2, kBf16, kDefault,              128,64,64,    2,2,1,  32,32,16,   8,8,8,  kCompV3,       kIntrawave, kDefault,  false, 4, false, false, false, false, 1)
-TD_HAND(fwd_fp16_gm2_diag_128x64x64,     kFwd, 2, kFp16, kDefault,              128,64,64,    2,2,1,  32,32,16,   8,8,8,  kCompV3,       kIntrawave, kDefault,  false, 2, false, false, false, false, 1)
-TD_HAND(fwd_fp16_gm2_diag_ping_pong,     kFwd, 2, kFp16, kDefault,              128,64,64,    2,2,1,  32,32,16,   8,8,8,  kCompV3,       kIntrawave, kDefault,  false, 2, false, false, false, false, 2)
 // clang-format on
 
 void add_hand_fwd(InstanceList& list) {
@@ -46,9 +41,6 @@ void add_hand_fwd(InstanceList& list) {
   list.push_back(std::make_unique<fwd_fp16_explicit_gemm_64x64x32>());
   list.push_back(std::make_unique<fwd_fp32_wk2_compv3_64x64x32>());
   list.push_back(std::make_unique<fwd_fp16_wg2_ping_pong>());
-  list.push_back(std::make_unique<fwd_fp16_gm2_diag_128x32x32>());
-  list.push_back(std::make_unique<fwd_bf16_gm4_diag_128x64x64>());
-  list.push_back(std::make_unique<fwd_fp16_gm2_diag_128x64x64>());
-  list.push_back(std::make_unique<fwd_fp16_gm2_diag_ping_pong>());
+  add_hand_merged_groups_fwd(list);
 }
 }  // namespace tiledispatch::hand

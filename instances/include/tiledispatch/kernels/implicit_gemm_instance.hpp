@@ -87,6 +87,25 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
   }
 
+  // Whether the Hopper kernel multiplies the merged groups of `p` by diagonal blocks, without zero MACs
+  // (sm90/config.hpp, kDiagonal): the problem's per-group GEMM extents are the configuration's tile_k / GM and
+  // tile_n / GM, and the im2col window fits the descriptor. A run also needs both tensor maps to encode (16-byte
+  // aligned tensors, which check_args requires). Elsewhere the merged groups are gathered block-diagonally.
+  static bool diagonal_groups(const ConvProblem& p) {
+    if constexpr (!Sm90::kBuildable || !Sm90::kDiagonal) {
+      return false;
+    } else {
+      constexpr bool kFwd = Traits::kDirection == ConvDirection::kFwd;
+      if (p.ndim_spatial != Traits::kNDimSpatial || p.G % Traits::kNumGroupsToMerge != 0) return false;
+      const int64_t cg = p.C / p.G, kg = p.K / p.G;
+      if ((kFwd ? cg : kg) != Sm90::kGroupTileK || (kFwd ? kg : cg) != Sm90::kGroupTileN) return false;
+      if (p.K + Traits::kTileN + Traits::kTileK > int64_t(INT32_MAX)) return false;
+      kernels::sm90::Im2colGeometry geometry{};
+      int64_t channels_per_group = 0;
+      return im2col_geometry(p, !kFwd, geometry, channels_per_group);
+    }
+  }
+
   size_t workspace_bytes(const ConvProblem& p, int k_batch) const override {
     if (Traits::kDirection != ConvDirection::kBwdWeight) return 0;
     if constexpr (Traits::kStreamK) {
@@ -220,24 +239,34 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       }
       int sms = 0;
       TD_RETURN_IF_CUDA_ERROR(device_sms(sms));
-      auto* kernel = &kernels::sm90::sm90_implicit_gemm_kernel<Sm90>;
-      if constexpr (Sm90::kReallocatesRegisters) {
-        // The consumers' setmaxnreg.inc takes what the producer frees from the launch's registers; a kernel
-        // compiled to fewer would wait forever, so refuse it (once per instance: the count is fixed at build).
-        static const int registers = [kernel] {
-          cudaFuncAttributes attributes{};
-          return cudaFuncGetAttributes(&attributes, kernel) == cudaSuccess ? attributes.numRegs : -1;
-        }();
-        if (registers != Sm90::kLaunchRegisters) return cudaErrorLaunchOutOfResources;
-      }
-      const int smem = int(Sm90::kSmemBytes);
-      TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
       const unsigned ctas = unsigned(std::min<int64_t>(sm90.schedule.units, sms));
-      kernel<<<ctas, Sm90::kThreads, smem, args.stream>>>(sm90);
-      return cudaGetLastError();
+      if constexpr (Sm90::kDiagonal) {
+        if (sm90.tma.diagonal) return launch_sm90_kernel<true>(sm90, ctas, args.stream);
+      }
+      return launch_sm90_kernel<false>(sm90, ctas, args.stream);
     } else {
       return cudaErrorNotSupported;
     }
+  }
+
+  // The Hopper kernel of this configuration: the diagonal one (merged groups by diagonal blocks) or the other.
+  template <bool Diagonal>
+  static cudaError_t launch_sm90_kernel(const kernels::sm90::Sm90Params<typename Config::Index>& sm90, unsigned ctas,
+                                        cudaStream_t stream) {
+    auto* kernel = &kernels::sm90::sm90_implicit_gemm_kernel<Sm90, Diagonal>;
+    if constexpr (Sm90::kReallocatesRegisters) {
+      // The consumers' setmaxnreg.inc takes what the producer frees from the launch's registers; a kernel
+      // compiled to fewer would wait forever, so refuse it (once per kernel: the count is fixed at build).
+      static const int registers = [kernel] {
+        cudaFuncAttributes attributes{};
+        return cudaFuncGetAttributes(&attributes, kernel) == cudaSuccess ? attributes.numRegs : -1;
+      }();
+      if (registers != Sm90::kLaunchRegisters) return cudaErrorLaunchOutOfResources;
+    }
+    const int smem = int(Sm90::kSmemBytes);
+    TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    kernel<<<ctas, Sm90::kThreads, smem, stream>>>(sm90);
+    return cudaGetLastError();
   }
 
   // The TMA tensor maps of the operands TMA can move for this problem (sm90/tma.hpp): plain strided boxes
@@ -251,12 +280,10 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     auto& tma = sm90.tma;
     tma.use_a = tma.use_b = tma.diagonal = false;
     if constexpr (Sm90::kDiagonal) {
-      // Merged groups by diagonal blocks where C/G and K/G are the configuration's tile_k / GM and tile_n / GM
-      // (and both maps encode); any other problem keeps the zero-filled block-diagonal gathers.
-      if (shape.Cg == Sm90::kGroupC && shape.Kg == Sm90::kGroupK) {
-        describe_diagonal_operands(p, params, tma);
-        if (tma.diagonal) return;
-      }
+      // Merged groups by diagonal blocks where the per-group GEMM extents are the configuration's tile_k / GM
+      // and tile_n / GM (and both maps encode); any other problem keeps the zero-filled block-diagonal gathers.
+      describe_diagonal_operands(p, params, tma);
+      if (tma.diagonal) return;
     }
     if constexpr (Sm90::kTmaB) {
       const int64_t row = int64_t(shape.taps) * shape.Cg;  // weights: (taps*C/G, K) row-major
@@ -314,28 +341,41 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
   }
 
-  // The diagonal mode's maps (sm90/tma.hpp): A the input by im2col, boxes of tile_k = GM*C/G channels (all
-  // merged groups of one tap) by tile_m pixels; B the weights as (taps*C/G, K), boxes of one diagonal block
-  // (C/G, K/G). Sets tma.diagonal only where both encode.
+  // The diagonal mode's maps (sm90/tma.hpp): A by im2col (fwd the input; bwd_data the output gradient with
+  // the filter flipped, unit stride), boxes of tile_k = GM x the per-group GEMM K channels (all merged groups of
+  // one tap) by tile_m pixels; B the weights, boxes of one diagonal block: fwd (taps*C/G, K) by (C/G, K/G),
+  // bwd_data (C/G, taps, K) by (C/G, 1, K/G). Sets tma.diagonal where the problem's C/G and K/G are the
+  // configuration's and both maps encode.
   static void describe_diagonal_operands(const ConvProblem& p,
                                          const kernels::ImplicitGemmParams<typename Config::Index>& params,
                                          kernels::sm90::TmaOperands& tma) {
+    constexpr bool kFwd = Traits::kDirection == ConvDirection::kFwd;
+    const auto& shape = params.shape;
     kernels::sm90::Im2colGeometry geometry{};
     int64_t channels_per_group = 0;
-    if (!im2col_geometry(p, false, geometry, channels_per_group)) return;
-    const int64_t row = int64_t(params.shape.taps) * params.shape.Cg;
-    const uint64_t extents[2] = {uint64_t(row), uint64_t(p.K)};
-    const uint64_t pitches[1] = {uint64_t(row * Config::kElemBytes)};
-    const uint32_t box[2] = {uint32_t(Sm90::kGroupC), uint32_t(Sm90::kGroupK)};
-    if (pitches[0] % 16 != 0 || p.K + Traits::kTileN > int64_t(INT32_MAX)) return;
-    if (!kernels::sm90::encode_tma_im2col(tma.a, Traits::kDataType, params.a, geometry, Traits::kTileK,
-                                          Traits::kTileM, Sm90::kSpanK) ||
-        !kernels::sm90::encode_tma_tiled(tma.b, Traits::kDataType, params.b, 2, extents, pitches, box,
-                                         Sm90::kGroupSpanK)) {
+    if (!diagonal_groups(p) || !im2col_geometry(p, !kFwd, geometry, channels_per_group)) return;
+    const uint64_t elem = Config::kElemBytes;
+    bool encoded = false;
+    if constexpr (kFwd) {
+      const uint64_t row = uint64_t(shape.taps) * uint64_t(shape.Cg);
+      const uint64_t extents[2] = {row, uint64_t(p.K)};
+      const uint64_t pitches[1] = {row * elem};
+      const uint32_t box[2] = {uint32_t(Sm90::kGroupTileK), uint32_t(Sm90::kGroupTileN)};
+      encoded = pitches[0] % 16 == 0 && kernels::sm90::encode_tma_tiled(tma.b, Traits::kDataType, params.b, 2,
+                                                                         extents, pitches, box, Sm90::kGroupSpanB);
+    } else {
+      const uint64_t extents[3] = {uint64_t(shape.Cg), uint64_t(shape.taps), uint64_t(p.K)};
+      const uint64_t pitches[2] = {extents[0] * elem, extents[0] * extents[1] * elem};
+      const uint32_t box[3] = {uint32_t(Sm90::kGroupTileN), 1, uint32_t(Sm90::kGroupTileK)};
+      encoded = pitches[0] % 16 == 0 && kernels::sm90::encode_tma_tiled(tma.b, Traits::kDataType, params.b, 3,
+                                                                         extents, pitches, box, Sm90::kGroupSpanB);
+    }
+    if (!encoded || !kernels::sm90::encode_tma_im2col(tma.a, Traits::kDataType, params.a, geometry, Traits::kTileK,
+                                                      Traits::kTileM, Sm90::kSpanK)) {
       return;
     }
-    tma.a_group_step = int32_t(Traits::kTileK);  // channels of one group block: GM * C/G
-    tma.b_group_step = int32_t(Traits::kTileN);  // output channels of one group block: GM * K/G
+    tma.a_group_step = int32_t(Traits::kTileK);                     // A's channels of a group block
+    tma.b_group_step = int32_t(kFwd ? Traits::kTileN : Traits::kTileK);  // B's output channels of a group block
     tma.diagonal = true;
   }
 

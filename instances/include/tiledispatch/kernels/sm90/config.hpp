@@ -144,21 +144,24 @@ struct Sm90Config {
   static constexpr bool kTmaAtomsB = kDirection != ConvDirection::kFwd && kGroupsToMerge == 1 && kAtomN >= 16;
   static constexpr int kTmaAtomM = 64;  // bwd_weight A: 128-byte swizzled boxes of 64 of M by tile_k
 
-  // Merged groups without zero MACs (fwd, num_groups_to_merge > 1): where the problem's C/G and K/G are exactly
-  // kGroupC = tile_k / GM and kGroupK = tile_n / GM, a k-tile of CK's merged GEMM K order (tap, gl, c) is one
-  // filter tap over all GM groups. A then comes as ONE im2col box of tile_k contiguous channels, B as GM tiled
-  // boxes holding only the diagonal (kGroupK x kGroupC) blocks (SmemLayoutBDiagonal, in the B stage's space),
-  // and the consumer issues per k16 step one wgmma m64 x kGroupK into the accumulator columns of the step's
-  // group (a wgmma fragment is N/8 blocks of 4 registers in N order, so a group's columns are contiguous
-  // registers and the epilogue is unchanged). Chosen per problem (TmaOperands::diagonal, set by the host);
-  // every other problem keeps the block-diagonal zero-filled gathers. Group blocks need whole swizzle atoms
-  // (8 rows) and wgmma's k16 / n16 steps, and the warpgroups stacked along M (each owns all GM groups).
-  static constexpr int kGroupC = kTileK / kGroupsToMerge, kGroupK = kTileN / kGroupsToMerge;
-  static constexpr bool kDiagonal = kDirection == ConvDirection::kFwd && kGroupsToMerge > 1 &&
-                                    kTileK % kGroupsToMerge == 0 && kTileN % kGroupsToMerge == 0 &&
-                                    kGroupC % 16 == 0 && kGroupK % 16 == 0 && kWarpgroupsN == 1 && kSpanFitsBox &&
-                                    kTileM <= 256;
-  static constexpr int kGroupSpanK = kGroupC * kElemBytes;  // bytes of a diagonal block's row: its swizzle span
+  // Merged groups without zero MACs (fwd and bwd_data, num_groups_to_merge GM > 1): where the problem's
+  // per-group GEMM extents are exactly kGroupTileK = tile_k / GM (C/G fwd, K/G bwd_data) and kGroupTileN =
+  // tile_n / GM (K/G fwd, C/G bwd_data), a k-tile of CK's merged GEMM K order (tap, gl, channel) is one filter
+  // tap over all GM groups. A then comes as ONE im2col box of tile_k contiguous channels, B as GM TMA boxes
+  // holding only the diagonal (kGroupTileN x kGroupTileK) blocks (SmemLayoutBDiagonal, in the B stages' space),
+  // and the consumer issues per k16 step one wgmma m64 x kGroupTileN into the accumulator columns of the
+  // step's group (a wgmma fragment is N/8 blocks of 4 registers in N order, so a group's columns are
+  // contiguous registers and the epilogue is unchanged). Chosen per problem (TmaOperands::diagonal, set by the
+  // host); every other problem keeps the block-diagonal zero-filled gathers. Needs wgmma's k16 / n16 steps
+  // per group, the warpgroups stacked along M (each owns all GM groups), one box per operand block (the
+  // block's contiguous extent a swizzle span), and for bwd_data unit stride (im2col of the output gradient).
+  static constexpr int kGroupTileK = kTileK / kGroupsToMerge, kGroupTileN = kTileN / kGroupsToMerge;
+  static constexpr int kGroupSpanB =  // bytes of a diagonal B block's contiguous extent: its swizzle span
+      (kDirection == ConvDirection::kFwd ? kGroupTileK : kGroupTileN) * kElemBytes;
+  static constexpr bool kDiagonal =
+      kDirection != ConvDirection::kBwdWeight && kGroupsToMerge > 1 && kTileK % kGroupsToMerge == 0 &&
+      kTileN % kGroupsToMerge == 0 && kGroupTileK % 16 == 0 && kGroupTileN % 16 == 0 && kWarpgroupsN == 1 &&
+      kSpanFitsBox && kTileM <= 256 && (kGroupSpanB == 32 || kGroupSpanB == 64 || kGroupSpanB == 128);
 
   // Why the Hopper path cannot build this configuration (empty when it can).
   static constexpr std::string_view not_buildable() {
@@ -209,21 +212,24 @@ struct Sm90Config {
       cute::make_shape(cute::Int<kShapeN>{}, cute::Int<kShapeK>{}, cute::Int<kShapeStages>{}),
       AtomOrder<kShapeMajorB>{}));
 
-  // The diagonal mode's wgmma (m64 x kGroupK x k16 into one group's accumulator columns) and its B stages:
-  // (kGroupK, kGroupC, GM, PIPE), one K-major block per merged group, each exactly one TMA box.
-  static constexpr int kShapeGroupC = kBuildable && kDiagonal ? kGroupC : 16;
-  static constexpr int kShapeGroupK = kBuildable && kDiagonal ? kGroupK : 16;
+  // The diagonal mode's wgmma (m64 x kGroupTileN x k16 into one group's accumulator columns) and its B stages
+  // (kGroupTileN, kGroupTileK, GM, PIPE): one block per merged group, each exactly one TMA box; MN-major blocks
+  // (bwd_data) repeat their atom along K, as the tile's stages do.
+  static constexpr int kShapeGroupK = kBuildable && kDiagonal ? kGroupTileK : 16;
+  static constexpr int kShapeGroupN = kBuildable && kDiagonal ? kGroupTileN : 16;
   static constexpr int kShapeGroups = kBuildable && kDiagonal ? kGroupsToMerge : 1;
   using DiagonalMmaOp =
       decltype(cute::SM90::GMMA::ss_op_selector<MmaElement, MmaElement, float,
-                                                cute::Shape<cute::_64, cute::Int<kShapeGroupK>, cute::Int<16>>,
-                                                cute::GMMA::Major::K, cute::GMMA::Major::K>());
+                                                cute::Shape<cute::_64, cute::Int<kShapeGroupN>, cute::Int<16>>,
+                                                kShapeMajorA, kShapeMajorB>());
   using DiagonalMma = decltype(cute::make_tiled_mma(
       DiagonalMmaOp{}, cute::Layout<cute::Shape<cute::Int<kWarpgroupsM>, cute::_1, cute::_1>>{}));
   using SmemLayoutBDiagonal = decltype(cute::tile_to_shape(
-      make_gmma_smem_atom<MmaElement, cute::GMMA::Major::K, kShapeGroupK, kShapeGroupC>(),
-      cute::make_shape(cute::Int<kShapeGroupK>{}, cute::Int<kShapeGroupC>{}, cute::Int<kShapeGroups>{},
-                       cute::Int<kShapeStages>{})));
+      make_gmma_smem_atom<MmaElement, kShapeMajorB, kShapeGroupN, kShapeGroupK>(),
+      cute::make_shape(cute::Int<kShapeGroupN>{}, cute::Int<kShapeGroupK>{}, cute::Int<kShapeGroups>{},
+                       cute::Int<kShapeStages>{}),
+      std::conditional_t<kShapeMajorB == cute::GMMA::Major::MN, cute::Step<cute::_2, cute::_1, cute::_3, cute::_4>,
+                         cute::Step<cute::_1, cute::_2, cute::_3, cute::_4>>{}));
   static_assert(!kDiagonal || cute::cosize(SmemLayoutBDiagonal{}) * kGroupsToMerge <= cute::cosize(SmemLayoutB{}),
                 "the diagonal blocks fit the B stages");
 

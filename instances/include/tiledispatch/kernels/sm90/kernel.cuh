@@ -34,7 +34,11 @@ struct Sm90Params {
   float* fold;            // the outer accumulators, a tile per CTA, where a split's chain exceeds kFoldTiles
 };
 
-template <class Cfg>
+// `Diagonal`: the kernel of merged groups by diagonal blocks (Cfg::kDiagonal), launched where the host chose it
+// for the problem (TmaOperands::diagonal). A kernel of its own, not a branch: with both consumer paths in one
+// function ptxas serialises the wgmma pipeline (C7511) for some configurations, and the other problems keep
+// exactly the code they had.
+template <class Cfg, bool Diagonal = false>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     sm90_implicit_gemm_kernel(const __grid_constant__ Sm90Params<typename Cfg::Index> params) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -44,6 +48,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   using ElementMma = typename Cfg::ElementMma;
   static_assert(Cfg::kBuildable, "instantiate the Hopper kernel only for configurations it can build");
   static_assert(size(typename Cfg::TiledMma{}) == Cfg::kTileThreads, "one MMA thread per thread of a tile");
+  static_assert(!Diagonal || Cfg::kDiagonal, "the diagonal kernel only where the configuration has the mode");
 
   extern __shared__ unsigned char smem_dynamic[];
   auto* smem = reinterpret_cast<unsigned char*>(
@@ -53,13 +58,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   auto* barriers = reinterpret_cast<uint64_t*>(smem + Cfg::kOperandSmemBytes);
   Tensor sA = make_tensor(make_smem_ptr(smem_a), typename Cfg::SmemLayoutA{});  // (TILE_M,TILE_K,PIPE)
   Tensor sB = make_tensor(make_smem_ptr(smem_b), typename Cfg::SmemLayoutB{});  // (TILE_N,TILE_K,PIPE)
-  // The diagonal mode's B stages (Cfg::kDiagonal) in the same space: (K/G, C/G, GM, PIPE).
+  // The diagonal kernel's B stages in the same space: (per-group N, per-group K, GM, PIPE).
   Tensor sBd = make_tensor(make_smem_ptr(smem_b), typename Cfg::SmemLayoutBDiagonal{});
   const Ring<Cfg::kStages> ring{barriers, barriers + Cfg::kStages};
   const TurnOrder order{barriers + 2 * kMaxStages};
   using Producer = CpAsyncProducer<Cfg>;
-  const bool gathers = Producer::gathers(params.tma);
-  const bool diagonal = Producer::diagonal(params.tma);
+  const bool gathers = !Diagonal && Producer::gathers(params.tma);  // diagonal: both operands by TMA
   if (threadIdx.x == 0) {
     if constexpr (Cfg::kPingPong) order.init(kWarpgroupThreads);
     ring.init(gathers ? Cfg::kProducerThreads : 0, Cfg::kTileWarpgroups);
@@ -85,7 +89,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       Index kt_begin = 0;
       const int tiles = k_range(w, kt_begin);
       const typename Cfg::View view{shape, Index(w.group_block) * Cfg::kGroupsToMerge};
-      if (diagonal) {
+      if constexpr (Diagonal) {
         Producer::load_diagonal(view, sA, sBd, params.tma, ring, cursor, Index(w.tile_m) * Cfg::kTileM,
                                 int32_t(w.group_block), kt_begin, tiles);
       } else {
@@ -103,8 +107,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     Tensor tCrA = thr_mma.make_fragment_A(thr_mma.partition_A(sA));  // (MMA,MMA_M,MMA_K,PIPE) descriptors
     Tensor tCrB = thr_mma.make_fragment_B(thr_mma.partition_B(sB));  // (MMA,MMA_N,MMA_K,PIPE) descriptors
     Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<Cfg::kTileM>, Int<Cfg::kTileN>>{});  // (MMA,M,N)
-    typename Cfg::DiagonalMma diagonal_mma;  // the diagonal mode's per-group MMA (Cfg::kDiagonal)
-    Tensor tCrBd = diagonal_mma.get_slice(thread).make_fragment_B(diagonal_mma.get_slice(thread).partition_B(sBd));
     auto* gC = static_cast<Element*>(params.gemm.c);
     float* fold = params.fold == nullptr
                       ? nullptr
@@ -135,15 +137,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         if constexpr (Cfg::kPingPong) order.pass(stream);
       };
       const bool signals = thread % kWarpgroupThreads == 0;
-      if constexpr (Cfg::kDiagonal) {
-        if (diagonal) {
-          WgmmaConsumer<Cfg>::mma(
-              accum, ring, cursor, tiles, signals, fold, thread,
-              [&](int stage) { WgmmaConsumer<Cfg>::issue_diagonal(diagonal_mma, tCrA, tCrBd, accum, stage); },
-              pass_turn);
-        }
-      }
-      if (!diagonal) {
+      if constexpr (Diagonal) {
+        typename Cfg::DiagonalMma diagonal_mma;  // one wgmma m64 x (per-group N) per k16 step
+        auto thr_diagonal = diagonal_mma.get_slice(thread);
+        Tensor tCrBd = thr_diagonal.make_fragment_B(thr_diagonal.partition_B(sBd));  // (MMA,MMA_N,MMA_K,GM,PIPE)
+        WgmmaConsumer<Cfg>::mma(
+            accum, ring, cursor, tiles, signals, fold, thread,
+            [&](int stage) { WgmmaConsumer<Cfg>::issue_diagonal(diagonal_mma, tCrA, tCrBd, accum, stage); },
+            pass_turn);
+      } else {
         WgmmaConsumer<Cfg>::mma(
             accum, ring, cursor, tiles, signals, fold, thread,
             [&](int stage) { WgmmaConsumer<Cfg>::issue_tile(tiled_mma, tCrA, tCrB, accum, stage); }, pass_turn);

@@ -83,27 +83,31 @@ struct CpAsyncProducer {
   // Whether operand A / B of this problem comes by TMA rather than by gathers (the host encoded its tensor map).
   __device__ static bool tma_a(const TmaOperands& tma) { return (Cfg::kTmaA || Cfg::kTmaIm2colA) && tma.use_a; }
   __device__ static bool tma_b(const TmaOperands& tma) { return (Cfg::kTmaB || Cfg::kTmaAtomsB) && tma.use_b; }
-  // Whether this problem's merged groups are multiplied by diagonal blocks (Cfg::kDiagonal; both operands by TMA).
-  __device__ static bool diagonal(const TmaOperands& tma) { return Cfg::kDiagonal && tma.diagonal; }
   // With both operands by TMA one elected thread fills the ring; the other producer threads have no work.
-  __device__ static bool gathers(const TmaOperands& tma) { return !(diagonal(tma) || (tma_a(tma) && tma_b(tma))); }
+  __device__ static bool gathers(const TmaOperands& tma) { return !(tma_a(tma) && tma_b(tma)); }
 
   // The diagonal mode (Cfg::kDiagonal, called by the one elected thread): k-tile kt is filter tap kt over all
-  // GM groups of block `group_block`: one im2col box of tile_k channels for A, and for B the GM diagonal
-  // blocks, group gl's (K/G rows from output channel (g0+gl)*K/G, the tap's C/G weights) into block gl of
-  // the stage (Cfg::SmemLayoutBDiagonal). A's channels past C and B's rows past K are zero-filled by TMA.
+  // GM groups of block `group_block`: one im2col box of tile_k channels for A, and for B the GM diagonal blocks
+  // into block gl of the stage (Cfg::SmemLayoutBDiagonal): group gl's weights of the tap,
+  //   fwd       (taps*C/G, K) box (C/G, K/G) at (tap*C/G, (g0+gl)*K/G)
+  //   bwd_data  (C/G, taps, K) box (C/G, 1, K/G) at (0, tap, (g0+gl)*K/G).
+  // Pixels past the GEMM's M are zero-filled by TMA and never stored.
   template <class SmemA, class SmemBDiagonal>
   __device__ static void load_diagonal(const View& view, const SmemA& sA, const SmemBDiagonal& sBd,
                                        const TmaOperands& tma, const Ring<Cfg::kStages>& ring,
                                        RingCursor<Cfg::kStages>& cursor, Index m0, int32_t group_block,
                                        Index kt_begin, int k_tiles) {
     if constexpr (Cfg::kDiagonal) {
-      constexpr uint32_t kBytes = (Cfg::kTileM * Cfg::kTileK + Cfg::kTileN * Cfg::kGroupC) * Cfg::kElemBytes;
+      constexpr uint32_t kBytes =
+          (Cfg::kTileM * Cfg::kTileK + Cfg::kTileN * Cfg::kGroupTileK) * uint32_t(Cfg::kElemBytes);
       int32_t corner[4];
       view.im2col_corner(m0, corner);
-      auto t = View::KTile::start(view.s, kt_begin * Cfg::kTileK, view.s.Cg);  // r0 = 0, gl = 0: a tap's start
+      // The run is the per-group GEMM K the host matched (C/G fwd, K/G bwd_data): k-tile kt_begin is a tap's start.
+      auto t = View::KTile::start(view.s, kt_begin * Cfg::kTileK, Index(Cfg::kGroupTileK));
       const int32_t channel = group_block * tma.a_group_step;
       const int32_t row_b = group_block * tma.b_group_step;
+      constexpr bool kFwd = Cfg::kDirection == ConvDirection::kFwd;
+      constexpr int kGroupOutputs = kFwd ? Cfg::kGroupTileN : Cfg::kGroupTileK;  // K/G: B's rows per group
       CUTE_NO_UNROLL
       for (int kt = 0; kt < k_tiles; ++kt) {
         ring.producer_acquire(cursor);
@@ -115,8 +119,12 @@ struct CpAsyncProducer {
         tma_load_im2col<Cfg::Base::kNDim>(&tma.a, full, &sA(0, 0, stage), channel, corner, offset);
         CUTE_UNROLL
         for (int gl = 0; gl < Cfg::kGroupsToMerge; ++gl) {
-          tma_load_2d(&tma.b, full, &sBd(0, 0, gl, stage), int32_t(t.tap) * Cfg::kGroupC,
-                      row_b + gl * Cfg::kGroupK);
+          const int32_t row = row_b + gl * kGroupOutputs;
+          if constexpr (kFwd) {
+            tma_load_2d(&tma.b, full, &sBd(0, 0, gl, stage), int32_t(t.tap) * Cfg::kGroupTileK, row);
+          } else {
+            tma_load_3d(&tma.b, full, &sBd(0, 0, gl, stage), 0, int32_t(t.tap), row);
+          }
         }
         t.next_tap(view.s);
         cursor.advance();
@@ -124,8 +132,6 @@ struct CpAsyncProducer {
     }
   }
 
-  // Fills one stage per GEMM-K tile of [kt_begin, kt_begin + k_tiles) of the CTA tile at (m0, n0) of group
-  // block `group_block`. Where neither operand is gathered, only thread 0 calls this.
   template <class SmemA, class SmemB>
   __device__ static void load(const View& view, const Element* gA, const Element* gB, const SmemA& sA,
                               const SmemB& sB, const TmaOperands& tma, const Ring<Cfg::kStages>& ring,
@@ -287,14 +293,14 @@ struct WgmmaConsumer {
   }
 
   // One stage of the diagonal mode (Cfg::kDiagonal): k16 block kk of the stage belongs to group
-  // gl = 16*kk / (C/G); one wgmma m64 x K/G multiplies it by block gl of B (its k16 block kk % (C/G / 16)) into
-  // the accumulator columns [gl*K/G, (gl+1)*K/G). `tCrA`: the tile MMA's A descriptors (MMA,MMA_M,MMA_K,PIPE),
+  // gl = 16*kk / kGroupTileK; one wgmma m64 x kGroupTileN multiplies it by block gl of B (its k16 block
+  // kk % (kGroupTileK / 16)) into the accumulator columns [gl, gl + 1) * kGroupTileN. `tCrA`: the tile MMA's A descriptors (MMA,MMA_M,MMA_K,PIPE),
   // the same for both MMAs (warpgroups along M only); `tCrBd`: (MMA,MMA_N,MMA_K,GM,PIPE) of the diagonal blocks.
   template <class FragA, class FragBd, class Accum>
   __device__ static void issue_diagonal(typename Cfg::DiagonalMma& diagonal_mma, const FragA& tCrA,
                                         const FragBd& tCrBd, Accum& accum, int stage) {
     using namespace cute;
-    constexpr int kStepsPerGroup = Cfg::kGroupC / 16;
+    constexpr int kStepsPerGroup = Cfg::kGroupTileK / 16;
     diagonal_mma.accumulate_ = GMMA::ScaleOut::One;
     CUTE_UNROLL
     for (int kk = 0; kk < Cfg::kTileK / 16; ++kk) {
@@ -304,13 +310,13 @@ struct WgmmaConsumer {
     }
   }
 
-  // The accumulators of group gl's columns, as the diagonal MMA's fragment ((2, 2, K/G / 8), MMA_M, 1): the
+  // The accumulators of group gl's columns, as the diagonal MMA's fragment ((2, 2, kGroupTileN / 8), MMA_M, 1): the
   // tile fragment's mode 0 is (column pair, row half, 8-column block), so group gl is blocks
-  // [gl*K/G/8, (gl+1)*K/G/8) of it, a sub-layout at a fixed register offset.
+  // [gl, gl + 1) * kGroupTileN / 8 of it, a sub-layout at a fixed register offset.
   template <class Accum>
   __device__ static auto group_columns(Accum& accum, int gl) {
     using namespace cute;
-    constexpr int kGroupBlocks = Cfg::kGroupK / 8;
+    constexpr int kGroupBlocks = Cfg::kGroupTileN / 8;
     static_assert(decltype(size<2>(accum))::value == 1, "one warpgroup tile along N");
     const auto s = stride(accum.layout());
     const auto shape = make_shape(make_shape(_2{}, _2{}, Int<kGroupBlocks>{}), size<1>(accum), _1{});

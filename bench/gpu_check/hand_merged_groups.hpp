@@ -1,0 +1,33 @@
+// Hand instances of merged groups by diagonal blocks (sm90/config.hpp, kDiagonal: no zero MACs): the per-group
+// GEMM extents are tile_k / gm and tile_n / gm, so C/G = K/G = 16 (gm 2: the regnet-like G=14 rows; gm 4) and
+// 32 (gm 2: the resnext-like rows), ping-pong once. Shared by the GPU check (hand_fwd.cu, hand_bwd_data.cu) and
+// tests/kernels/test_merged_groups_check.cu, which also asserts that the diagonal mode is chosen.
+#pragma once
+
+#include "hand_traits.hpp"
+
+namespace tiledispatch::hand {
+// clang-format off
+//      name                              dir       nd dtype  spec      tile          waves   warp tile   vec     pipeline  scheduler   epilogue  dsb    gm 2st   expl   split  sk     wg
+TD_HAND(fwd_fp16_gm2_diag_128x32x32,     kFwd, 2, kFp16, kDefault,              128,32,32,    2,1,1,  32,32,16,   8,8,8,  kCompV3,       kIntrawave, kDefault,  false, 2, false, false, false, false, 1)
+TD_HAND(fwd_bf16_gm4_diag_128x64x64,     kFwd, 2, kBf16, kDefault,              128,64,64,    2,2,1,  32,32,16,   8,8,8,  kCompV3,       kIntrawave, kDefault,  false, 4, false, false, false, false, 1)
+TD_HAND(fwd_fp16_gm2_diag_128x64x64,     kFwd, 2, kFp16, kDefault,              128,64,64,    2,2,1,  32,32,16,   8,8,8,  kCompV3,       kIntrawave, kDefault,  false, 2, false, false, false, false, 1)
+TD_HAND(fwd_fp16_gm2_diag_ping_pong,     kFwd, 2, kFp16, kDefault,              128,64,64,    2,2,1,  32,32,16,   8,8,8,  kCompV3,       kIntrawave, kDefault,  false, 2, false, false, false, false, 2)
+TD_HAND(bwdd_fp16_gm2_diag_128x32x32,     kBwdData, 2, kFp16, kDefault,              128,32,32,    2,1,1,  32,32,16,   8,8,8,  kCompV3,       kIntrawave, kDefault,  false, 2, false, false, false, false, 1)
+TD_HAND(bwdd_bf16_gm4_diag_128x64x64,     kBwdData, 2, kBf16, kDefault,              128,64,64,    2,2,1,  32,32,16,   8,8,8,  kCompV3,       kIntrawave, kDefault,  false, 4, false, false, false, false, 1)
+TD_HAND(bwdd_fp16_gm2_diag_128x64x64,     kBwdData, 2, kFp16, kDefault,              128,64,64,    2,2,1,  32,32,16,   8,8,8,  kCompV3,       kIntrawave, kDefault,  false, 2, false, false, false, false, 1)
+// clang-format on
+
+inline void add_hand_merged_groups_fwd(InstanceList& list) {
+  list.push_back(std::make_unique<fwd_fp16_gm2_diag_128x32x32>());
+  list.push_back(std::make_unique<fwd_bf16_gm4_diag_128x64x64>());
+  list.push_back(std::make_unique<fwd_fp16_gm2_diag_128x64x64>());
+  list.push_back(std::make_unique<fwd_fp16_gm2_diag_ping_pong>());
+}
+
+inline void add_hand_merged_groups_bwd_data(InstanceList& list) {
+  list.push_back(std::make_unique<bwdd_fp16_gm2_diag_128x32x32>());
+  list.push_back(std::make_unique<bwdd_bf16_gm4_diag_128x64x64>());
+  list.push_back(std::make_unique<bwdd_fp16_gm2_diag_128x64x64>());
+}
+}  // namespace tiledispatch::hand

@@ -1,0 +1,169 @@
+// GPU check of merged groups by diagonal blocks on the Hopper path (sm90/config.hpp, kDiagonal; fwd and
+// bwd_data): the hand set of bench/gpu_check/hand_merged_groups.hpp on regnet-like (C/G = K/G = 16, G = 14)
+// and resnext-like (32/32) problems of odd spatial sizes, each run on a poisoned result tensor and compared
+// with the reference. Each (instance, problem) line says which mode ran: "diagonal" where the instance's
+// diagonal_groups(p) holds, which must be exactly where its per-group extents are the problem's (bwd_data:
+// and unit stride), "gathers" otherwise (stride-2 bwd_data and K/G != C/G check the fallback).
+// Last line: "<n> checked, <d> diagonal, <f> failures".
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "../../bench/gpu_check/hand_merged_groups.hpp"
+#include "tiledispatch/reference/device.cuh"
+
+namespace {
+using namespace tiledispatch;
+
+template <class T>
+__global__ void fill_random(T* data, int64_t count, uint32_t seed) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
+    uint32_t h = uint32_t(i) * 2654435761u ^ (seed * 2246822519u);
+    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13, h *= 3266489917u, h ^= h >> 16;
+    data[i] = T(float(h >> 8) * (2.0f / 16777216.0f) - 1.0f);
+  }
+}
+template <class T>
+__global__ void to_float(const T* in, float* out, int64_t count) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
+    out[i] = float(in[i]);
+  }
+}
+template <class T>
+void fill_typed(void* p, int64_t n, uint32_t seed) {
+  fill_random<T><<<1024, 256>>>(static_cast<T*>(p), n, seed);
+  TD_CHECK_CUDA(cudaGetLastError());
+}
+void fill(DataType t, void* p, int64_t n, uint32_t seed) {
+  if (t == DataType::kFp16) fill_typed<__half>(p, n, seed);
+  if (t == DataType::kBf16) fill_typed<__nv_bfloat16>(p, n, seed);
+}
+void widen(DataType t, const void* p, float* out, int64_t n) {
+  if (t == DataType::kFp16) to_float<__half><<<1024, 256>>>(static_cast<const __half*>(p), out, n);
+  if (t == DataType::kBf16) to_float<__nv_bfloat16><<<1024, 256>>>(static_cast<const __nv_bfloat16*>(p), out, n);
+  TD_CHECK_CUDA(cudaGetLastError());
+}
+
+ConvProblem conv2d(int64_t G, int64_t N, int64_t C, int64_t K, int64_t H, int64_t W, int64_t s, int64_t pad,
+                   int64_t dil) {
+  ConvProblem p;
+  p.ndim_spatial = 2;
+  p.G = G, p.N = N, p.C = C, p.K = K;
+  p.input = {1, H, W};
+  p.filter = {1, 3, 3};
+  p.stride = {1, s, s};
+  p.dilation = {1, dil, dil};
+  p.left_pad = {0, pad, pad};
+  p.right_pad = {0, pad, pad};
+  return p;
+}
+
+// A hand instance with its static diagonal_groups (the mode it will choose for a problem) and its per-group
+// GEMM extents (K: C/G fwd, K/G bwd_data; N: the other).
+struct Entry {
+  std::unique_ptr<GroupedConvInstance> instance;
+  bool (*diagonal_groups)(const ConvProblem&);
+  int64_t group_k, group_n;
+};
+template <class Instance>
+Entry entry() {
+  return {std::make_unique<Instance>(), &Instance::diagonal_groups, Instance::Sm90::kGroupTileK,
+          Instance::Sm90::kGroupTileN};
+}
+
+struct Buffers {
+  void *in = nullptr, *wei = nullptr, *out = nullptr;
+  float *ref = nullptr, *got = nullptr;
+  ~Buffers() {
+    for (void* p : {in, wei, out, static_cast<void*>(ref), static_cast<void*>(got)}) cudaFree(p);
+  }
+};
+}  // namespace
+
+int main() {
+  using namespace tiledispatch::hand;
+  std::vector<Entry> list;
+  list.push_back(entry<fwd_fp16_gm2_diag_128x32x32>());
+  list.push_back(entry<fwd_bf16_gm4_diag_128x64x64>());
+  list.push_back(entry<fwd_fp16_gm2_diag_128x64x64>());
+  list.push_back(entry<fwd_fp16_gm2_diag_ping_pong>());
+  list.push_back(entry<bwdd_fp16_gm2_diag_128x32x32>());
+  list.push_back(entry<bwdd_bf16_gm4_diag_128x64x64>());
+  list.push_back(entry<bwdd_fp16_gm2_diag_128x64x64>());
+  const std::vector<ConvProblem> problems = {
+      conv2d(14, 2, 224, 224, 15, 13, 1, 1, 1),   // regnet-like, odd: gm 2 (G = 14)
+      conv2d(14, 1, 224, 224, 28, 28, 1, 1, 1),   // regnet_g14_28's shape, N = 1
+      conv2d(8, 3, 128, 128, 11, 9, 1, 2, 2),     // 16/16, gm 2 and gm 4, dilation 2, odd
+      conv2d(32, 2, 1024, 1024, 9, 7, 1, 1, 1),   // resnext-like 32/32, odd
+      conv2d(32, 1, 1024, 1024, 7, 7, 1, 1, 1),   // resnext_g32_7's shape
+      conv2d(14, 2, 224, 224, 29, 27, 2, 1, 1),   // stride 2: fwd diagonal, bwd_data gathers
+      conv2d(8, 2, 128, 256, 9, 9, 1, 1, 1),      // K/G = 32 against C/G = 16: gathers
+  };
+  int checked = 0, diagonal = 0, failures = 0;
+  uint32_t seed = 11;
+  for (const ConvProblem& p : problems) {
+    for (const Entry& e : list) {
+      const GroupedConvInstance& inst = *e.instance;
+      const std::string name(inst.name());
+      if (!inst.is_supported(p)) continue;
+      const ConvDirection dir = inst.signature().direction;
+      const DataType dt = inst.signature().dtype;
+      const bool diag = e.diagonal_groups(p);
+      // The mode each problem must get: diagonal exactly where the instance's per-group extents are the
+      // problem's (and, for bwd_data, the stride is 1: im2col of the output gradient).
+      const int64_t cg = p.C / p.G, kg = p.K / p.G;
+      const bool fwd = dir == ConvDirection::kFwd;
+      const bool expected = (fwd ? cg : kg) == e.group_k && (fwd ? kg : cg) == e.group_n &&
+                            (fwd || (p.stride[1] == 1 && p.stride[2] == 1));
+      std::string failure;
+      if (diag != expected) failure = expected ? "expected the diagonal mode" : "unexpected diagonal mode";
+      const int e_bytes = element_bytes(dt);
+      const int64_t in_n = p.input_elements(), wei_n = p.weight_elements(), out_n = p.output_elements();
+      const int64_t res_n = reference::result_elements(dir, p);
+      Buffers b;
+      TD_CHECK_CUDA(cudaMalloc(&b.in, size_t(in_n) * e_bytes));
+      TD_CHECK_CUDA(cudaMalloc(&b.wei, size_t(wei_n) * e_bytes));
+      TD_CHECK_CUDA(cudaMalloc(&b.out, size_t(out_n) * e_bytes));
+      TD_CHECK_CUDA(cudaMalloc(&b.ref, size_t(res_n) * 4));
+      TD_CHECK_CUDA(cudaMalloc(&b.got, size_t(res_n) * 4));
+      ConvArgs args;
+      args.input = b.in, args.weight = b.wei, args.output = b.out, args.k_batch = 1;
+      void* result = dir == ConvDirection::kFwd ? b.out : b.in;
+      fill(dt, b.wei, wei_n, seed);
+      if (dir == ConvDirection::kFwd) {
+        fill(dt, b.in, in_n, seed + 1);
+      } else {
+        fill(dt, b.out, out_n, seed + 1);
+      }
+      TD_CHECK_CUDA(cudaMemset(result, 0xFF, size_t(res_n) * e_bytes));  // poison: NaN in every dtype
+      TD_CHECK_CUDA(reference::run(dir, dt, p, args, b.ref));
+      TD_CHECK_CUDA(cudaMemset(result, 0xFF, size_t(res_n) * e_bytes));
+      if (!inst.check_args(p, args)) failure = "check_args refused";
+      if (inst.run(p, args) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) failure = "run failed";
+      widen(dt, result, b.got, res_n);
+      std::vector<float> ref(static_cast<size_t>(res_n)), got(static_cast<size_t>(res_n));
+      TD_CHECK_CUDA(cudaMemcpy(ref.data(), b.ref, ref.size() * 4, cudaMemcpyDeviceToHost));
+      TD_CHECK_CUDA(cudaMemcpy(got.data(), b.got, got.size() * 4, cudaMemcpyDeviceToHost));
+      double num = 0, den = 0;
+      for (size_t i = 0; i < ref.size(); ++i) {
+        num += (double(got[i]) - ref[i]) * (double(got[i]) - ref[i]);
+        den += double(ref[i]) * ref[i];
+      }
+      const double err = std::isfinite(num) && den > 0 ? std::sqrt(num / den) : INFINITY;
+      if (!(err <= 1e-2)) failure += (failure.empty() ? "" : "; ") + std::string("relative L2 ") + std::to_string(err);
+      ++checked;
+      diagonal += diag ? 1 : 0;
+      if (!failure.empty()) ++failures;
+      std::printf("%s %s | %s | %s | rel L2 %.2e%s%s\n", failure.empty() ? "PASS" : "FAIL", name.c_str(),
+                  diag ? "diagonal" : "gathers", p.to_string().c_str(), err, failure.empty() ? "" : " | ",
+                  failure.c_str());
+    }
+    seed += 2;
+  }
+  std::printf("%d checked, %d diagonal, %d failures\n", checked, diagonal, failures);
+  return failures == 0 ? 0 : 1;
+}
