@@ -5,6 +5,10 @@ name and instance string are the same either way.
 This is the Python half of ``Sm90Config<Traits>::not_buildable()`` / ``kSmemBytes``
 (``instances/include/tiledispatch/kernels/sm90/config.hpp``); ``tests/kernels/test_resource_model.py``
 compiles the C++ half and compares the two on every configuration of its sample.
+
+What the Hopper kernel does per problem (TMA or gathers, and for num_groups_to_merge > 1 the diagonal kernel
+where C/G and K/G fill tile_k / gm and tile_n / gm: ``Sm90Config::kDiagonal``) changes neither which
+configurations it builds nor what they accept or allocate, so nothing of it is mirrored here.
 """
 
 from __future__ import annotations

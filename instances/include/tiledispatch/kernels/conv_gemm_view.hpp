@@ -7,7 +7,8 @@
 //   bwd_weight M = (gl, k) GM*K/G N = (tap, gl, c)      K = N*Do*Ho*Wo                  C: diagonal stored
 // Within a merged (gl, c) or (gl, k) run the elements are contiguous in NDHWGC / NDHWGK, which is what lets a
 // vector cross group boundaries in the activations. The block-diagonal operand reads zeros off the diagonal
-// (zero-filled gathers), and bwd_weight stores only the diagonal blocks of its result.
+// (zero-filled gathers), and bwd_weight stores only the diagonal blocks of its result. (The Hopper path's
+// diagonal kernel, sm90/config.hpp kDiagonal, loads and multiplies only the diagonal blocks instead.)
 //
 // Each operand view answers two questions: `prepare(mn)` (the part of an address that depends on the GEMM
 // row/column, computed once per thread) and `locate(info, k, offset)` (the element offset for GEMM-K index k,

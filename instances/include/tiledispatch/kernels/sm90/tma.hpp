@@ -10,9 +10,11 @@
 //   bwd_weight  A  tiled output gradient (K, N*Do*Ho*Wo): boxes (64, tile_k) at (g*K/G + m0 + 64i, k0)
 //               B  im2col of the input: boxes (E channels, tile_k output pixels) at pixel k0, the tap of
 //                  column n0 + E*i as the im2col offset
-//   fwd, merged groups without zero MACs (Sm90Config::kDiagonal): a k-tile is one tap over the GM groups
-//               A  one im2col box (tile_k = GM*C/G channels, tile_m pixels) at channel g0*C/G
+//   merged groups without zero MACs (Sm90Config::kDiagonal): a k-tile is one tap over the GM groups
+//     fwd       A  one im2col box (tile_k = GM*C/G channels, tile_m pixels) at channel g0*C/G
 //               B  per group gl one box (C/G, K/G) at (tap*C/G, (g0+gl)*K/G): the diagonal block only
+//     bwd_data  A  one im2col box of the output gradient (GM*K/G channels, flipped filter, unit stride)
+//               B  per group gl one box (C/G, 1, K/G) at (0, tap, (g0+gl)*K/G)
 // One elected producer thread issues them per stage; the stage's full barrier expects their bytes. The boxes
 // land in the same swizzled layout the wgmma descriptors read (the swizzle span equals the box's contiguous
 // extent). Elements a box reads past the CTA's GEMM extent belong to the next group or lie outside the tensor
@@ -33,8 +35,9 @@ struct TmaOperands {
   CUtensorMap b;
   bool use_a;
   bool use_b;
-  // fwd merged groups without zero MACs (Sm90Config::kDiagonal): `a` is an im2col map of tile_k-channel boxes,
-  // `b` a tiled map of (C/G, K/G) boxes (one diagonal block), and the consumer multiplies per group.
+  // Merged groups without zero MACs (Sm90Config::kDiagonal, fwd and bwd_data): `a` is an im2col map of
+  // tile_k-channel boxes, `b` a tiled map of one diagonal weight block per box; the host then launches the
+  // diagonal kernel, which multiplies per group.
   bool diagonal;
   int32_t a_group_step;  // coordinate of group block 1 along the operand's group-carrying dimension
   int32_t b_group_step;
