@@ -3,23 +3,11 @@
 // (1, 2, 4, 8), nbatch 1/2/4/8 and fp16/bf16/fp32. Each TD_HAND_DW line spells the traits of
 // docs/architecture.md §2a for a depthwise header, for sm_90a (what run_gpu_check.sh builds).
 #include <memory>
-#include <string_view>
 
-#include "tiledispatch/kernels/depthwise_instance.hpp"
+#include "hand_depthwise_traits.hpp"
 #include "tiledispatch/runtime/instance.hpp"
 
-#define TD_HAND_DW(NAME, DT, TH, TW, F, SH, SW, PH, PW, NB, SUBH, SUBW, IV, OV) \
-  struct NAME##_traits {                                                       \
-    static constexpr Arch kArch = Arch::kSm90a;                                \
-    static constexpr DataType kDataType = DataType::DT;                        \
-    static constexpr int kTileH = TH, kTileW = TW, kFilter = F;                \
-    static constexpr int kStrideH = SH, kStrideW = SW, kPadH = PH, kPadW = PW; \
-    static constexpr int kNBatch = NB, kSubH = SUBH, kSubW = SUBW;             \
-    static constexpr int kInVec = IV, kOutVec = OV;                            \
-  };                                                                           \
-  struct NAME final : DepthwiseInstance<NAME##_traits> {                       \
-    std::string_view name() const override { return #NAME; }                  \
-  };
+#define TD_HAND_DW(NAME, ...) TD_HAND_DW_INSTANCE(NAME, DepthwiseInstance, kFwd, __VA_ARGS__)
 
 namespace tiledispatch::hand {
 // clang-format off

@@ -3,26 +3,12 @@
 // fp16/bf16/fp32, including the shapes of the `full`/`default` rule sets (rulesets/space.py). Each
 // TD_HAND_DW_BWD line spells the generated traits (with kDirection) for sm_90a.
 #include <memory>
-#include <string_view>
 
-#include "tiledispatch/kernels/depthwise_bwd_instance.hpp"
+#include "hand_depthwise_traits.hpp"
 #include "tiledispatch/runtime/instance.hpp"
 
-#define TD_HAND_DW_BWD(NAME, CLASS, DIR, DT, TH, TW, F, SH, SW, PH, PW, NB, SUBH, SUBW, IV, OV) \
-  struct NAME##_traits {                                                                       \
-    static constexpr Arch kArch = Arch::kSm90a;                                                \
-    static constexpr ConvDirection kDirection = ConvDirection::DIR;                            \
-    static constexpr DataType kDataType = DataType::DT;                                        \
-    static constexpr int kTileH = TH, kTileW = TW, kFilter = F;                                \
-    static constexpr int kStrideH = SH, kStrideW = SW, kPadH = PH, kPadW = PW;                 \
-    static constexpr int kNBatch = NB, kSubH = SUBH, kSubW = SUBW;                             \
-    static constexpr int kInVec = IV, kOutVec = OV;                                            \
-  };                                                                                           \
-  struct NAME final : CLASS<NAME##_traits> {                                                   \
-    std::string_view name() const override { return #NAME; }                                  \
-  };
-#define TD_HAND_DWD(NAME, ...) TD_HAND_DW_BWD(NAME, DepthwiseBwdDataInstance, kBwdData, __VA_ARGS__)
-#define TD_HAND_DWW(NAME, ...) TD_HAND_DW_BWD(NAME, DepthwiseBwdWeightInstance, kBwdWeight, __VA_ARGS__)
+#define TD_HAND_DWD(NAME, ...) TD_HAND_DW_INSTANCE(NAME, DepthwiseBwdDataInstance, kBwdData, __VA_ARGS__)
+#define TD_HAND_DWW(NAME, ...) TD_HAND_DW_INSTANCE(NAME, DepthwiseBwdWeightInstance, kBwdWeight, __VA_ARGS__)
 
 namespace tiledispatch::hand {
 // clang-format off

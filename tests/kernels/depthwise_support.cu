@@ -4,37 +4,15 @@
 #include <cstdio>
 #include <string>
 
-#include "tiledispatch/kernels/depthwise_bwd_instance.hpp"
-#include "tiledispatch/kernels/depthwise_instance.hpp"
+#include "../../bench/gpu_check/hand_depthwise_traits.hpp"
 
 using namespace tiledispatch;
 
-#define TRAITS(NAME, DT, TH, TW, F, S, P, NB, SH, SW, IV, OV)                    \
-  struct NAME##_traits {                                                         \
-    static constexpr Arch kArch = Arch::kSm90a;                                  \
-    static constexpr DataType kDataType = DataType::DT;                          \
-    static constexpr int kTileH = TH, kTileW = TW, kFilter = F;                  \
-    static constexpr int kStrideH = S, kStrideW = S, kPadH = P, kPadW = P;       \
-    static constexpr int kNBatch = NB, kSubH = SH, kSubW = SW;                   \
-    static constexpr int kInVec = IV, kOutVec = OV;                              \
-  };                                                                             \
-  struct NAME final : DepthwiseInstance<NAME##_traits> {                         \
-    std::string_view name() const override { return #NAME; }                    \
-  };
-
+// One stride and one pad for both axes.
+#define TRAITS(NAME, DT, TH, TW, F, S, P, NB, SH, SW, IV, OV) \
+  TD_HAND_DW_INSTANCE(NAME, DepthwiseInstance, kFwd, DT, TH, TW, F, S, S, P, P, NB, SH, SW, IV, OV)
 #define TRAITS_BWD(NAME, CLASS, DIR, DT, TH, TW, F, S, P, NB, SH, SW, IV, OV) \
-  struct NAME##_traits {                                                      \
-    static constexpr Arch kArch = Arch::kSm90a;                               \
-    static constexpr ConvDirection kDirection = ConvDirection::DIR;           \
-    static constexpr DataType kDataType = DataType::DT;                       \
-    static constexpr int kTileH = TH, kTileW = TW, kFilter = F;               \
-    static constexpr int kStrideH = S, kStrideW = S, kPadH = P, kPadW = P;    \
-    static constexpr int kNBatch = NB, kSubH = SH, kSubW = SW;                \
-    static constexpr int kInVec = IV, kOutVec = OV;                           \
-  };                                                                          \
-  struct NAME final : CLASS<NAME##_traits> {                                  \
-    std::string_view name() const override { return #NAME; }                 \
-  };
+  TD_HAND_DW_INSTANCE(NAME, CLASS, DIR, DT, TH, TW, F, S, S, P, P, NB, SH, SW, IV, OV)
 
 TRAITS(a, kFp16, 8, 8, 3, 1, 1, 8, 2, 2, 2, 2)
 TRAITS(b, kBf16, 32, 32, 5, 2, 2, 1, 2, 8, 8, 8)
