@@ -5,7 +5,8 @@ ones for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), th
 ``PREFERRED_WAVES`` that yields a warp tile; fwd on compv3 and compv4 (compv4 kept where the arch accepts
 it), backward on compv3 and mem, and two-stage on and off where the direction has it (bwd_weight;
 ``generators.validity.two_stage_runs_direction``). fp16 and bf16 add ping-pong (num_wave_groups 2) twins of
-the ``PING_PONG_TILES``. The backward directions add their depthwise direct kernels (2D): filters 3, 5 and 7 x
+the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopper path
+(``MERGED_GROUP_TILES``). The backward directions add their depthwise direct kernels (2D): filters 3, 5 and 7 x
 strides 1 and 2 on one shape per direction and dtype (``DEFAULT_DEPTHWISE_SHAPES``), six per request.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
@@ -40,6 +41,18 @@ COMMON_TILES = space.parse_tiles(
 # offered for its dtypes only.
 PING_PONG_TILES = space.parse_tiles("128x128x64 64x256x64")
 PING_PONG_WAVES = (2, 2, 1)
+# num_groups_to_merge > 1 on the Hopper path (fwd and bwd_data): merged groups by diagonal blocks, one wgmma
+# per group without zero MACs, where C/G and K/G are tile_k / gm and tile_n / gm (docs/pipelines.md, "merged
+# groups"): 16/16 (RegNet) and 32/32 (ResNeXt's late stages, grouped video layers). Each (tile, gm, wave
+# groups); the ping-pong twins hide the epilogue of these short tiles (9 k-tiles for a 3x3 filter).
+MERGED_GROUP_TILES = (
+    (space.parse_tiles("128x32x32")[0], 2, 1),
+    (space.parse_tiles("128x32x32")[0], 2, 2),
+    (space.parse_tiles("128x64x64")[0], 4, 1),
+    (space.parse_tiles("128x64x64")[0], 2, 1),
+    (space.parse_tiles("128x64x64")[0], 2, 2),
+)
+MERGED_GROUP_DIRECTIONS = (Direction.FWD, Direction.BWD_DATA)
 PREFERRED_WAVES = ((2, 2, 1), (2, 1, 1), (1, 2, 1), (1, 1, 1))
 DEFAULT_PIPELINES = {
     Direction.FWD: (PipelineChoice(Pipeline.COMPV3), PipelineChoice(Pipeline.COMPV4)),
@@ -65,8 +78,13 @@ def default_configs(
 ) -> Iterator[KernelConfig | DepthwiseConfig]:
     two_stage_values = (False, True) if two_stage_runs_direction(direction) else (False,)
     ping_pong = PING_PONG_TILES if dtype in hopper.DTYPES else ()
-    variants = [(tile, 1) for tile in COMMON_TILES] + [(tile, 2) for tile in ping_pong]
-    for tile, wave_groups in variants:
+    merged = MERGED_GROUP_TILES if dtype in hopper.DTYPES and direction in MERGED_GROUP_DIRECTIONS else ()
+    variants = (
+        [(tile, 1, 1) for tile in COMMON_TILES]
+        + [(tile, 2, 1) for tile in ping_pong]
+        + [(tile, wave_groups, gm) for tile, gm, wave_groups in merged]
+    )
+    for tile, wave_groups, groups_to_merge in variants:
         choices = dict(wave_warp_choices(tile, dtype, convention))
         preferred = PREFERRED_WAVES if wave_groups == 1 else (PING_PONG_WAVES,)
         waves = next((w for w in preferred if w in choices), None)
@@ -84,6 +102,7 @@ def default_configs(
                     space.BASE_VECTOR,
                     two_stage=two_stage,
                     num_wave_groups=wave_groups,
+                    num_groups_to_merge=groups_to_merge,
                 )
     depthwise_shape = DEFAULT_DEPTHWISE_SHAPES.get((direction, dtype))
     if ndim == 2 and depthwise_shape is not None:

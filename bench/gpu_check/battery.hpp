@@ -68,12 +68,15 @@ inline std::vector<BatteryEntry> battery(bool include_large) {
       {"C/G=1 K/G=4 G=16 3x3", conv2d(16, 2, 16, 64, 9, 9, 3, 1, 1, 1)},
       {"3D C/G=4 K/G=8 G=8 3x3x3", conv3d(8, 1, 32, 64, 4, 5, 6, 3, 1, 1, 1)},
       {"3D C/G=8 K/G=8 G=8 3x3x3", conv3d(8, 1, 64, 64, 4, 5, 6, 3, 1, 1, 1)},
-      // Merged groups by diagonal blocks (C/G = K/G = 16 or 32; the hand gm 2 / gm 4 instances), odd sizes.
+      // Merged groups by diagonal blocks (C/G = K/G = 16 or 32: default's gm entries and the hand gm 2 / gm 4
+      // instances), 2D and 3D, odd sizes.
       {"regnet-like C/G=K/G=16 G=14 3x3 odd 15x13", conv2d(14, 2, 224, 224, 15, 13, 3, 1, 1, 1)},
       {"regnet-like C/G=K/G=16 G=14 3x3 stride 2 odd 29x27", conv2d(14, 1, 224, 224, 29, 27, 3, 2, 1, 1)},
       {"C/G=K/G=16 G=8 3x3 dilation 2 odd 11x9", conv2d(8, 3, 128, 128, 11, 9, 3, 1, 2, 2)},
       {"resnext-like C/G=K/G=32 G=32 3x3 odd 9x7", conv2d(32, 2, 1024, 1024, 9, 7, 3, 1, 1, 1)},
       {"C/G=K/G=32 G=4 1x1 stride 1 odd 7x5", conv2d(4, 3, 128, 128, 7, 5, 1, 1, 0, 1)},
+      {"3D C/G=K/G=32 G=4 3x3x3 odd 3x5x7", conv3d(4, 2, 128, 128, 3, 5, 7, 3, 1, 1, 1)},
+      {"3D C/G=K/G=16 G=6 3x3x3 stride 2 odd 5x7x6", conv3d(6, 1, 96, 96, 5, 7, 6, 3, 2, 1, 1)},
   };
   if (include_large) {
     b.push_back({"large: ResNet 3x3 256->256 56x56 N=8", conv2d(1, 8, 256, 256, 56, 56, 3, 1, 1, 1)});
