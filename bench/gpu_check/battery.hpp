@@ -77,6 +77,9 @@ inline std::vector<BatteryEntry> battery(bool include_large) {
       {"C/G=K/G=32 G=4 1x1 stride 1 odd 7x5", conv2d(4, 3, 128, 128, 7, 5, 1, 1, 0, 1)},
       {"3D C/G=K/G=32 G=4 3x3x3 odd 3x5x7", conv3d(4, 2, 128, 128, 3, 5, 7, 3, 1, 1, 1)},
       {"3D C/G=K/G=16 G=6 3x3x3 stride 2 odd 5x7x6", conv3d(6, 1, 96, 96, 5, 7, 6, 3, 2, 1, 1)},
+      // Groups paired at the MMA's granularity (C/G = K/G = 8 and 4 on the 16-wide merged-group configurations).
+      {"resnext-like C/G=K/G=8 G=32 3x3 odd 15x13", conv2d(32, 2, 256, 256, 15, 13, 3, 1, 1, 1)},
+      {"C/G=K/G=4 G=16 3x3 odd 9x11", conv2d(16, 2, 64, 64, 9, 11, 3, 1, 1, 1)},
   };
   if (include_large) {
     b.push_back({"large: ResNet 3x3 256->256 56x56 N=8", conv2d(1, 8, 256, 256, 56, 56, 3, 1, 1, 1)});

@@ -3,8 +3,10 @@
 // and resnext-like (32/32) problems of odd spatial sizes, each run on a poisoned result tensor and compared
 // with the reference. Each (instance, problem) line says which mode ran: "diagonal" where the instance's
 // diagonal_groups(p) holds, which must be exactly where its per-group extents are the problem's (bwd_data:
-// and unit stride), "gathers" otherwise (stride-2 bwd_data and K/G != C/G check the fallback).
-// Last line: "<n> checked, <d> diagonal, <f> failures".
+// and unit stride), "paired xP" where P groups of C/G = K/G = 8 or 4 run as one block-diagonal group of the
+// diagonal mode's extents (group_pairing.cuh; pairing(p) must be exactly that P), "gathers" otherwise (stride-2
+// bwd_data, K/G != C/G, G not divisible by P x gm check the fallback).
+// Last line: "<n> checked, <d> diagonal, <q> paired, <f> failures".
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -67,19 +69,20 @@ ConvProblem conv2d(int64_t G, int64_t N, int64_t C, int64_t K, int64_t H, int64_
 struct Entry {
   std::unique_ptr<GroupedConvInstance> instance;
   bool (*diagonal_groups)(const ConvProblem&);
-  int64_t group_k, group_n;
+  int (*pairing)(const ConvProblem&);
+  int64_t group_k, group_n, groups_to_merge;
 };
 template <class Instance>
 Entry entry() {
-  return {std::make_unique<Instance>(), &Instance::diagonal_groups, Instance::Sm90::kGroupTileK,
-          Instance::Sm90::kGroupTileN};
+  return {std::make_unique<Instance>(), &Instance::diagonal_groups, &Instance::pairing, Instance::Sm90::kGroupTileK,
+          Instance::Sm90::kGroupTileN, Instance::Sm90::kGroupsToMerge};
 }
 
 struct Buffers {
-  void *in = nullptr, *wei = nullptr, *out = nullptr;
+  void *in = nullptr, *wei = nullptr, *out = nullptr, *work = nullptr;
   float *ref = nullptr, *got = nullptr;
   ~Buffers() {
-    for (void* p : {in, wei, out, static_cast<void*>(ref), static_cast<void*>(got)}) cudaFree(p);
+    for (void* p : {in, wei, out, work, static_cast<void*>(ref), static_cast<void*>(got)}) cudaFree(p);
   }
 };
 }  // namespace
@@ -102,8 +105,13 @@ int main() {
       conv2d(32, 1, 1024, 1024, 7, 7, 1, 1, 1),   // resnext_g32_7's shape
       conv2d(14, 2, 224, 224, 29, 27, 2, 1, 1),   // stride 2: fwd diagonal, bwd_data gathers
       conv2d(8, 2, 128, 256, 9, 9, 1, 1, 1),      // K/G = 32 against C/G = 16: gathers
+      conv2d(32, 2, 256, 256, 15, 13, 1, 1, 1),   // resnext-like C/G = K/G = 8, odd: paired x2 (x4 at 32/32)
+      conv2d(32, 1, 256, 256, 28, 28, 1, 1, 1),   // resnext_g32_28's shape, N = 1
+      conv2d(32, 2, 256, 256, 15, 15, 2, 1, 1),   // 8/8 stride 2: fwd paired, bwd_data gathers
+      conv2d(16, 2, 64, 64, 9, 11, 1, 1, 1),      // C/G = K/G = 4: paired x4 on the 16-wide configurations
+      conv2d(6, 2, 48, 48, 9, 9, 1, 1, 1),        // 8/8 with G = 6: no P x gm divides G, gathers
   };
-  int checked = 0, diagonal = 0, failures = 0;
+  int checked = 0, diagonal = 0, paired = 0, failures = 0;
   uint32_t seed = 11;
   for (const ConvProblem& p : problems) {
     for (const Entry& e : list) {
@@ -113,14 +121,26 @@ int main() {
       const ConvDirection dir = inst.signature().direction;
       const DataType dt = inst.signature().dtype;
       const bool diag = e.diagonal_groups(p);
+      const int pairs = e.pairing(p);
       // The mode each problem must get: diagonal exactly where the instance's per-group extents are the
-      // problem's (and, for bwd_data, the stride is 1: im2col of the output gradient).
+      // problem's (and, for bwd_data, the stride is 1: im2col of the output gradient); paired by P where P
+      // groups have them and P x gm divides G.
       const int64_t cg = p.C / p.G, kg = p.K / p.G;
       const bool fwd = dir == ConvDirection::kFwd;
-      const bool expected = (fwd ? cg : kg) == e.group_k && (fwd ? kg : cg) == e.group_n &&
-                            (fwd || (p.stride[1] == 1 && p.stride[2] == 1));
+      const bool unit_or_fwd = fwd || (p.stride[1] == 1 && p.stride[2] == 1);
+      const bool expected = (fwd ? cg : kg) == e.group_k && (fwd ? kg : cg) == e.group_n && unit_or_fwd;
+      int expected_pairs = 1;
+      for (const int factor : {2, 4}) {
+        if ((fwd ? cg : kg) * factor == e.group_k && (fwd ? kg : cg) * factor == e.group_n &&
+            p.G % (factor * e.groups_to_merge) == 0 && unit_or_fwd) {
+          expected_pairs = factor;
+        }
+      }
       std::string failure;
       if (diag != expected) failure = expected ? "expected the diagonal mode" : "unexpected diagonal mode";
+      if (pairs != expected_pairs) {
+        failure = "pairing " + std::to_string(pairs) + ", expected " + std::to_string(expected_pairs);
+      }
       const int e_bytes = element_bytes(dt);
       const int64_t in_n = p.input_elements(), wei_n = p.weight_elements(), out_n = p.output_elements();
       const int64_t res_n = reference::result_elements(dir, p);
@@ -132,6 +152,10 @@ int main() {
       TD_CHECK_CUDA(cudaMalloc(&b.got, size_t(res_n) * 4));
       ConvArgs args;
       args.input = b.in, args.weight = b.wei, args.output = b.out, args.k_batch = 1;
+      args.workspace_bytes = inst.workspace_bytes(p, 1);  // the expanded weights where groups are paired
+      if (args.workspace_bytes > 0) TD_CHECK_CUDA(cudaMalloc(&args.workspace, args.workspace_bytes));
+      b.work = args.workspace;
+      if ((pairs > 1) != (args.workspace_bytes > 0)) failure = "workspace only where groups are paired";
       void* result = dir == ConvDirection::kFwd ? b.out : b.in;
       fill(dt, b.wei, wei_n, seed);
       if (dir == ConvDirection::kFwd) {
@@ -157,13 +181,14 @@ int main() {
       if (!(err <= 1e-2)) failure += (failure.empty() ? "" : "; ") + std::string("relative L2 ") + std::to_string(err);
       ++checked;
       diagonal += diag ? 1 : 0;
+      paired += pairs > 1 ? 1 : 0;
       if (!failure.empty()) ++failures;
+      const std::string mode = diag ? "diagonal" : pairs > 1 ? "paired x" + std::to_string(pairs) : "gathers";
       std::printf("%s %s | %s | %s | rel L2 %.2e%s%s\n", failure.empty() ? "PASS" : "FAIL", name.c_str(),
-                  diag ? "diagonal" : "gathers", p.to_string().c_str(), err, failure.empty() ? "" : " | ",
-                  failure.c_str());
+                  mode.c_str(), p.to_string().c_str(), err, failure.empty() ? "" : " | ", failure.c_str());
     }
     seed += 2;
   }
-  std::printf("%d checked, %d diagonal, %d failures\n", checked, diagonal, failures);
+  std::printf("%d checked, %d diagonal, %d paired, %d failures\n", checked, diagonal, paired, failures);
   return failures == 0 ? 0 : 1;
 }

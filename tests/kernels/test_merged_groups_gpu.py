@@ -1,26 +1,32 @@
-"""Merged groups by diagonal blocks on the Hopper path (fwd and bwd_data, no zero MACs) on the GPU: correct on
-poisoned outputs against the reference, and the diagonal mode chosen exactly where the per-group extents match
-(tests/kernels/test_merged_groups_check.cu)."""
+"""Merged groups by diagonal blocks on the Hopper path (fwd and bwd_data, no zero MACs) and groups paired at the
+MMA's granularity (C/G = K/G = 8 or 4) on the GPU: correct on poisoned outputs against the reference, and each
+mode chosen exactly where the per-group extents match (tests/kernels/test_merged_groups_check.cu)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from tests.kernels.gpu_toolchain import REPO_ROOT, build_and_run
 
+SUMMARY = re.compile(r"^(\d+) checked, (\d+) diagonal, (\d+) paired, (\d+) failures$")
+
 
 @pytest.mark.gpu
-def test_merged_groups_diagonal(tmp_path: Path) -> None:
+def test_merged_groups_diagonal_and_paired(tmp_path: Path) -> None:
     output = build_and_run(REPO_ROOT / "tests" / "kernels" / "test_merged_groups_check.cu", tmp_path)
     print(output)  # shown with -rP: the per-case lines
     lines = output.splitlines()
-    assert lines[-1].endswith(" failures") and lines[-1].split()[-2] == "0", "\n".join(
-        line for line in lines if line.startswith("FAIL")
-    )
-    checked, diagonal = int(lines[-1].split()[0]), int(lines[-1].split()[2])
-    assert checked >= 25
+    summary = SUMMARY.match(lines[-1])
+    assert summary is not None, lines[-1]
+    checked, diagonal, paired, failures = (int(value) for value in summary.groups())
+    assert failures == 0, "\n".join(line for line in lines if line.startswith("FAIL"))
+    assert checked >= 40
     assert diagonal >= 15  # both directions, 16/16 and 32/32, every hand instance on its problems
+    assert paired >= 10  # 8/8 and 4/4 problems, both directions
     assert any(" diagonal " in line and line.startswith("PASS bwdd_") for line in lines)
+    assert any(" paired x2 " in line and line.startswith("PASS bwdd_") for line in lines)
+    assert any(" paired x4 " in line for line in lines)
     assert any(" gathers " in line for line in lines)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tiledispatch/kernels/fixed_string.hpp"
+#include "tiledispatch/kernels/group_pairing.cuh"
 #include "tiledispatch/kernels/implicit_gemm_config.hpp"
 #include "tiledispatch/kernels/implicit_gemm_kernel.cuh"
 #include "tiledispatch/kernels/implicit_gemm_streamk.cuh"
@@ -61,11 +62,14 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       if (p.G % gm != 0) {
         return Support::no("num_groups_to_merge " + std::to_string(gm) + " does not divide G=" + std::to_string(p.G));
       }
-      // Each vector must stay inside one run of contiguous, equally predicated elements (conv_gemm_view.hpp).
+      // Each vector must stay inside one run of contiguous, equally predicated elements (conv_gemm_view.hpp),
+      // of the problem the kernel reads: paired groups read the paired problem's (the expanded weights).
+      const int factor = pairing(p);
+      const ConvProblem q = factor > 1 ? kernels::paired_problem(p, factor) : p;
       constexpr DirectionRoles kRoles = direction_roles(Traits::kDirection);
-      if (Support s = check_vector("vector_size_a", Traits::kVectorSizeA, channel_run(p, kRoles.a, gm)); !s) return s;
-      if (Support s = check_vector("vector_size_b", Traits::kVectorSizeB, channel_run(p, kRoles.b, gm)); !s) return s;
-      if (Support s = check_vector("vector_size_c", Traits::kVectorSizeC, channel_run(p, kRoles.c, gm)); !s) return s;
+      if (Support s = check_vector("vector_size_a", Traits::kVectorSizeA, channel_run(q, kRoles.a, gm)); !s) return s;
+      if (Support s = check_vector("vector_size_b", Traits::kVectorSizeB, channel_run(q, kRoles.b, gm)); !s) return s;
+      if (Support s = check_vector("vector_size_c", Traits::kVectorSizeC, channel_run(q, kRoles.c, gm)); !s) return s;
       if constexpr (!Traits::kSplitImage) {
         if (!kernels::fits_int32(p.input_elements()) || !kernels::fits_int32(p.weight_elements()) ||
             !kernels::fits_int32(p.output_elements())) {
@@ -106,8 +110,31 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
   }
 
+  // Groups paired at the MMA's granularity (group_pairing.cuh): the factor P > 1 where P consecutive groups of
+  // `p`, run as one block-diagonal group, have the per-group extents of the diagonal mode (C/G = K/G = 8 on a
+  // configuration whose tile_k / GM and tile_n / GM are 16: P = 2), else 1.
+  static int pairing(const ConvProblem& p) {
+    if constexpr (!Sm90::kBuildable || !Sm90::kDiagonal) {
+      return 1;
+    } else {
+      constexpr bool kFwd = Traits::kDirection == ConvDirection::kFwd;
+      const int64_t cg = p.C / p.G, kg = p.K / p.G;
+      for (const int factor : {2, 4}) {
+        if ((kFwd ? cg : kg) * factor != Sm90::kGroupTileK || (kFwd ? kg : cg) * factor != Sm90::kGroupTileN ||
+            p.G % (factor * Traits::kNumGroupsToMerge) != 0) {
+          continue;
+        }
+        return diagonal_groups(kernels::paired_problem(p, factor)) ? factor : 1;
+      }
+      return 1;
+    }
+  }
+
   size_t workspace_bytes(const ConvProblem& p, int k_batch) const override {
-    if (Traits::kDirection != ConvDirection::kBwdWeight) return 0;
+    if (Traits::kDirection != ConvDirection::kBwdWeight) {
+      const int factor = pairing(p);  // the expanded weights
+      return factor > 1 ? size_t(kernels::paired_weight_elements(p, factor)) * Config::kElemBytes : 0;
+    }
     if constexpr (Traits::kStreamK) {
       // Two fp32 tile slots per worker (its first and last piece); the worker count follows the device.
       kernels::StreamKPlan plan{};
@@ -165,6 +192,24 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       return cudaErrorNotSupported;
     } else {
       if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
+      if (const int factor = pairing(p); factor > 1) {
+        TD_RETURN_IF_CUDA_ERROR(kernels::expand_paired_weights<typename Config::ElementGlobal>(
+            p, factor, args.weight, args.workspace, args.stream));
+        ConvArgs paired = args;
+        paired.weight = args.workspace;
+        paired.workspace = nullptr;
+        paired.workspace_bytes = 0;
+        return run_gemm(kernels::paired_problem(p, factor), paired);
+      }
+      return run_gemm(p, args);
+    }
+  }
+
+ private:
+  cudaError_t run_gemm(const ConvProblem& p, const ConvArgs& args) const {
+    if constexpr (!kRuns) {
+      return cudaErrorNotSupported;
+    } else {
       using Index = typename Config::Index;
       kernels::ImplicitGemmParams<Index> params{};
       params.shape = kernels::make_conv_shape<Index>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
@@ -185,7 +230,6 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
   }
 
- private:
   cudaError_t run_split_k(const ConvProblem& p, const ConvArgs& args,
                           kernels::ImplicitGemmParams<typename Config::Index> params) const {
     const int k_batch = args.k_batch;
@@ -445,7 +489,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       return ceil_div(gemm_k, Traits::kTileK) > Sm90::kFoldTiles;
     }
   }
-  static bool uses_workspace(const ConvProblem& p, int k_batch) { return splits_to_workspace(k_batch) || folds(p); }
+  static bool uses_workspace(const ConvProblem& p, int k_batch) {
+    return splits_to_workspace(k_batch) || folds(p) || pairing(p) > 1;
+  }
   static cudaError_t device_sms(int& sms) {
     int device = 0;
     TD_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
