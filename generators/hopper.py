@@ -6,6 +6,11 @@ This is the Python half of ``Sm90Config<Traits>::not_buildable()`` / ``kSmemByte
 (``instances/include/tiledispatch/kernels/sm90/config.hpp``); ``tests/kernels/test_resource_model.py``
 compiles the C++ half and compares the two on every configuration of its sample.
 
+bwd_weight tiles whose tile_m is not a multiple of 64 while tile_n is (grouped layers' K/G of 16 or 32) are
+computed transposed (``Sm90Config::kTransposed``): wgmma's M runs over tile_n and its N over tile_m, so the
+warpgroup rules below apply to (tile_n, tile_m) there; the tile, its shared memory and accumulators are those
+of the untransposed tile.
+
 What the Hopper kernel does per problem (TMA or gathers, and for num_groups_to_merge > 1 the diagonal kernel
 where C/G and K/G fill tile_k / gm and tile_n / gm: ``Sm90Config::kDiagonal``) changes neither which
 configurations it builds nor what they accept or allocate, so nothing of it is mirrored here.
@@ -17,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from generators.arch import ArchSpec
 from generators.config import KernelConfig
-from generators.enums import DataType
+from generators.enums import DataType, Direction
 
 WARPGROUP_THREADS = 128
 MAX_STAGES = 8
@@ -40,9 +45,14 @@ class HopperPlan(BaseModel):
     consumer_warpgroups: int
     ping_pong: bool
     """num_wave_groups 2: each consumer warpgroup owns whole tiles, the two taking turns."""
+    transposed: bool
+    """bwd_weight computed as the tile's transpose: wgmma's M is tile_n, its N tile_m."""
     warpgroups_along_m: bool
+    """Consumer warpgroups stacked along wgmma's M (tile_n where transposed)."""
     warpgroup_tile_m: int
+    """One warpgroup's wgmma M (a slice of tile_n where transposed)."""
     warpgroup_tile_n: int
+    """One warpgroup's wgmma N (a slice of tile_m where transposed)."""
     stages: int
     smem_bytes: int
     accumulators_per_thread: int
@@ -54,15 +64,23 @@ class HopperPlan(BaseModel):
         return WARPGROUP_THREADS * (1 + self.consumer_warpgroups)
 
 
+def is_transposed(c: KernelConfig) -> bool:
+    """Whether the Hopper kernel computes ``c``'s tile transposed (``Sm90Config::kTransposed``): bwd_weight
+    whose tile_m (K/G's extent) is not a multiple of 64, wgmma's least M per warpgroup, while tile_n is."""
+    return c.direction is Direction.BWD_WEIGHT and c.tile_m % 64 != 0 and c.tile_n % 64 == 0
+
+
 def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
     """The plan of ``c`` on the Hopper path, or why that path cannot build it (it then runs on the first
     generation). ``c`` must be valid on ``arch`` (``generators.validity``)."""
     consumers = 2 if c.wave_m * c.wave_n >= 4 else 1
     ping_pong = c.num_wave_groups == 2
     tile_warpgroups = 1 if ping_pong else consumers
-    along_m = c.tile_m % (64 * tile_warpgroups) == 0
-    wg_m = c.tile_m // tile_warpgroups if along_m else c.tile_m
-    wg_n = c.tile_n if along_m else c.tile_n // tile_warpgroups
+    transposed = is_transposed(c)
+    mma_m, mma_n = (c.tile_n, c.tile_m) if transposed else (c.tile_m, c.tile_n)
+    along_m = mma_m % (64 * tile_warpgroups) == 0
+    wg_m = mma_m // tile_warpgroups if along_m else mma_m
+    wg_n = mma_n if along_m else mma_n // tile_warpgroups
     stage_bytes = (c.tile_m + c.tile_n) * c.tile_k * c.dtype.size_bytes
     # The pipeline's first-generation strategy: its stages are the ring's minimum, a ring needs cp.async, and
     # double-fragment pipelines keep one wgmma batch in flight (warpgroup_wait<1>).
@@ -100,6 +118,7 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
     return HopperPlan(
         consumer_warpgroups=consumers,
         ping_pong=ping_pong,
+        transposed=transposed,
         warpgroups_along_m=along_m,
         warpgroup_tile_m=wg_m,
         warpgroup_tile_n=wg_n,

@@ -125,7 +125,8 @@ def compiled(
     request: pytest.FixtureRequest, nvcc: Path, cute_include: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[str, dict[str, str]]:
     """(arch, name -> the C++ line "<smem bytes> <accumulators per thread or -> <Hopper-path smem bytes, 0:
-    first generation> <first-generation stages, 0 for depthwise>")."""
+    first generation> <first-generation stages, 0 for depthwise> <1: the Hopper path computes the tile
+    transposed>")."""
     work = tmp_path_factory.mktemp("resource_model")
     stub_dir = work / "stubs" / "tiledispatch" / "kernels"
     stub_dir.mkdir(parents=True)
@@ -191,6 +192,8 @@ def test_sample_exercises_every_term() -> None:
         False,
     }
     assert len({p.stages for p in built}) >= 3
+    # transposed bwd_weight (tile_m below 64), with one and two consumer warpgroups
+    assert {p.consumer_warpgroups for p in built if p.transposed} == {1, 2}
     sm80 = get_arch("sm_80")
     assert any(smem_bytes(c, ARCH) != smem_bytes(c, sm80) for c in gemm), (
         "no configuration tells the arches apart"
@@ -205,12 +208,15 @@ def test_python_resources_equal_the_kernels(compiled: tuple[str, dict[str, str]]
     mismatches = []
     for config in configs:
         if isinstance(config, DepthwiseConfig):
-            expected = f"{depthwise_smem_bytes(config)} - 0 0"
+            expected = f"{depthwise_smem_bytes(config)} - 0 0 0"
         else:
             plan = hopper_plan(config, arch)
             hopper = plan.smem_bytes if isinstance(plan, HopperPlan) else 0
+            transposed = int(isinstance(plan, HopperPlan) and plan.transposed)
             stages = arch.smem_stages(config.pipeline, config.double_smem_buffer)
-            expected = f"{smem_bytes(config, arch)} {accumulators_per_thread(config)} {hopper} {stages}"
+            expected = (
+                f"{smem_bytes(config, arch)} {accumulators_per_thread(config)} {hopper} {stages} {transposed}"
+            )
         if compiled[config.name] != expected:
             mismatches.append(f"{config.name}: C++ {compiled[config.name]}, Python {expected}")
     assert not mismatches, f"{len(mismatches)} of {len(configs)} differ:\n" + "\n".join(mismatches[:20])

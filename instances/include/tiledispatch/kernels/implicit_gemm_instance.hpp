@@ -344,10 +344,10 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       const int64_t pixels = int64_t(shape.gemm_k);  // output gradient: (K, N*Do*Ho*Wo) row-major
       const uint64_t extents[2] = {uint64_t(p.K), uint64_t(pixels)};
       const uint64_t pitches[1] = {uint64_t(p.K * Config::kElemBytes)};
-      const uint32_t box[2] = {uint32_t(Sm90::kTmaAtomM), uint32_t(Traits::kTileK)};
+      const uint32_t box[2] = {uint32_t(Sm90::kAtomM), uint32_t(Traits::kTileK)};
       if (pitches[0] % 16 == 0 && pixels + Traits::kTileK <= kCoordLimit && p.K + Traits::kTileM <= kCoordLimit) {
         tma.use_a = kernels::sm90::encode_tma_tiled(tma.a, Traits::kDataType, params.a, 2, extents, pitches, box,
-                                                    Sm90::kTmaAtomM * Config::kElemBytes);
+                                                    Sm90::kAtomM * Config::kElemBytes);
         tma.a_group_step = int32_t(shape.Kg * Traits::kNumGroupsToMerge);
       }
     }

@@ -3,7 +3,9 @@
 // running on the first generation (implicit_gemm_config.hpp); nothing changes in its name or instance string.
 //
 // CK field            Hopper path
-//   tile m/n/k        the CTA tile; each consumer warpgroup owns a (WG_M, WG_N) slice, WG_M a multiple of 64
+//   tile m/n/k        the CTA tile; each consumer warpgroup owns a (WG_M, WG_N) slice of wgmma's M and N, WG_M a
+//                     multiple of 64; wgmma's M and N are tile m and n, or n and m for transposed bwd_weight
+//                     (kTransposed: tile_m below 64, the meaning of the tile unchanged)
 //   waves m x n       consumer warpgroups = max(1, wave_m * wave_n / 2) (a CK wave is half a warpgroup),
 //                     stacked along M when tile_m allows, else along N
 //   num_wave_groups   2: ping-pong; each of the two consumer warpgroups owns whole tiles, alternately (one
@@ -83,11 +85,24 @@ struct Sm90Config {
   static constexpr int kTileWarpgroups = kPingPong ? 1 : kConsumerWarpgroups;  // warpgroups sharing a tile
   static constexpr int kTileThreads = kWarpgroupThreads * kTileWarpgroups;
   static constexpr int kTilesInFlight = kConsumerWarpgroups / kTileWarpgroups;  // tiles a CTA holds at once
-  static constexpr bool kWarpgroupsAlongM = kTileM % (64 * kTileWarpgroups) == 0;
+  // Transposed bwd_weight: wgmma's M is at least 64 per warpgroup, while grouped layers' K/G (bwd_weight's M,
+  // so tile_m) is often 16 or 32. Where tile_m is not a multiple of 64 and tile_n is, the tile is computed as
+  // its transpose, dW^T = X^T dY: wgmma M runs over tile_n (the input through the filter window, the B stages)
+  // and wgmma N over tile_m (the output gradient, the A stages), both read MN-major as they are stored. The
+  // stages, the producer and the tile (tile_m rows of K, tile_n columns of taps*C/G) keep their meaning; only
+  // the consumer's operand roles and the epilogue (DirectEpilogue::store_transposed) change.
+  static constexpr bool kTransposed =
+      kDirection == ConvDirection::kBwdWeight && kTileM % 64 != 0 && kTileN % 64 == 0;
+  static constexpr int kMmaM = kTransposed ? kTileN : kTileM;  // the tile as wgmma computes it: (kMmaM, kMmaN)
+  static constexpr int kMmaN = kTransposed ? kTileM : kTileN;
+  static constexpr bool kWarpgroupsAlongM = kMmaM % (64 * kTileWarpgroups) == 0;  // stacked along wgmma's M
   static constexpr int kWarpgroupsM = kWarpgroupsAlongM ? kTileWarpgroups : 1;
   static constexpr int kWarpgroupsN = kWarpgroupsAlongM ? 1 : kTileWarpgroups;
-  static constexpr int kWarpgroupTileM = kTileM / kWarpgroupsM;
-  static constexpr int kWarpgroupTileN = kTileN / kWarpgroupsN;
+  static constexpr int kWarpgroupMmaM = kMmaM / kWarpgroupsM;  // one warpgroup's wgmma M and N
+  static constexpr int kWarpgroupMmaN = kMmaN / kWarpgroupsN;
+  // A warpgroup's slice of tile_m and tile_n: the extents in which it reads the A and B stages.
+  static constexpr int kWarpgroupTileM = kTransposed ? kWarpgroupMmaN : kWarpgroupMmaM;
+  static constexpr int kWarpgroupTileN = kTransposed ? kWarpgroupMmaM : kWarpgroupMmaN;
   static constexpr int kProducerThreads = kWarpgroupThreads;
   static constexpr int kConsumerThreads = kWarpgroupThreads * kConsumerWarpgroups;
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;
@@ -98,7 +113,10 @@ struct Sm90Config {
   // producer gathers more often (56 or 40 left it short: the dev_suite's dense bwd_weight rows lost up to 15 %;
   // at 96 the 56x56 layer gains 446 -> 478 and the others hold). The consumers take exactly what the producer
   // gives back: setmaxnreg.inc waits until the CTA's pool holds it, so asking for more would hang.
-  static constexpr bool kReallocatesRegisters = kConsumerWarpgroups == 2;
+  // Transposed tiles (tile_m below 64) hold few accumulators, and their producer gathers the input wherever C/G
+  // is not a multiple of the box width: there every role keeps the launch's 168 (the producer spilled at 96,
+  // 140 bytes for 32x128x64).
+  static constexpr bool kReallocatesRegisters = kConsumerWarpgroups == 2 && !kTransposed;
   static constexpr int kLaunchRegisters = Target::kRegistersPerSm / kThreads / 8 * 8;
   static constexpr int kProducerRegisters = kDirection == ConvDirection::kBwdWeight ? 96 : 40;
   static constexpr int kConsumerRegisters =
@@ -106,6 +124,9 @@ struct Sm90Config {
 
   static constexpr cute::GMMA::Major kMajorA = Base::kAKMajor ? cute::GMMA::Major::K : cute::GMMA::Major::MN;
   static constexpr cute::GMMA::Major kMajorB = Base::kBKMajor ? cute::GMMA::Major::K : cute::GMMA::Major::MN;
+  // wgmma's operands: the A and B stages, or B and A (kTransposed; both MN-major, which wgmma reads for 16-bit types).
+  static constexpr cute::GMMA::Major kMmaMajorA = kTransposed ? kMajorB : kMajorA;
+  static constexpr cute::GMMA::Major kMmaMajorB = kTransposed ? kMajorA : kMajorB;
 
   static constexpr int kAccumulatorsPerThread = kTileM * kTileN / kTileThreads;
 
@@ -135,14 +156,18 @@ struct Sm90Config {
   static constexpr int kSpanK = kTileK * kElemBytes;  // bytes of a K-major stage row: the swizzle span
   static constexpr bool kSpanFitsBox = kSpanK == 32 || kSpanK == 64 || kSpanK == 128;
   static constexpr bool kTmaB = kDirection == ConvDirection::kFwd && kGroupsToMerge == 1 && kSpanFitsBox;
-  static constexpr bool kTmaA =
-      kDirection == ConvDirection::kBwdWeight && kGroupsToMerge == 1 && kWarpgroupTileM % 64 == 0;
+  // MN-major A (bwd_weight output gradient) by one box of kAtomM x tile_k per atom row: 128-byte swizzled boxes
+  // of 64 of M, or (transposed, tile_m below 64) 64- or 32-byte ones of 32 or 16.
+  static constexpr int kAtomM = mn_atom_extent(kWarpgroupTileM);
+  static constexpr bool kTmaA = kDirection == ConvDirection::kBwdWeight && kGroupsToMerge == 1 && kAtomM >= 16;
   static constexpr bool kTmaIm2colA = kDirection != ConvDirection::kBwdWeight && kGroupsToMerge == 1 &&
                                       kSpanFitsBox && kTileM <= 256;
-  // MN-major B (bwd_data weights, bwd_weight input) by one box of kAtomN x tile_k per atom column.
-  static constexpr int kAtomN = mn_atom_extent(kWarpgroupTileN);
+  // MN-major B (bwd_data weights, bwd_weight input) by one box of kAtomN x tile_k per atom column. An im2col box
+  // holds channels of one tap, so bwd_weight's boxes come by TMA only where kAtomN divides C/G. Transposed, the
+  // atom is as wide as tile_m (K/G's extent, at most 32: the grouped layers this mapping serves have C/G = K/G,
+  // so their input comes by TMA) rather than the warpgroup's 64 or more of tile_n, which C/G = 16 or 32 never fills.
+  static constexpr int kAtomN = mn_atom_extent(kTransposed ? kTileM : kWarpgroupTileN);
   static constexpr bool kTmaAtomsB = kDirection != ConvDirection::kFwd && kGroupsToMerge == 1 && kAtomN >= 16;
-  static constexpr int kTmaAtomM = 64;  // bwd_weight A: 128-byte swizzled boxes of 64 of M by tile_k
 
   // Merged groups without zero MACs (fwd and bwd_data, num_groups_to_merge GM > 1): where the problem's
   // per-group GEMM extents are exactly kGroupTileK = tile_k / GM (C/G fwd, K/G bwd_data) and kGroupTileN =
@@ -173,8 +198,8 @@ struct Sm90Config {
     if (Traits::kNumWaveGroups > 2) return "num_wave_groups above 2";
     if (kPingPong && kConsumerWarpgroups != 2) return "ping-pong with fewer than 4 waves (one warpgroup)";
     if (!Base::kStrategy.async_copy || Base::kStages < 2) return "a pipeline without a shared-memory ring";
-    if (kWarpgroupTileM % 64 != 0) return "a warpgroup tile M that is not a multiple of 64";
-    if (kWarpgroupTileN % 8 != 0 || kWarpgroupTileN > 256) return "a warpgroup tile N outside 8..256 by 8";
+    if (kWarpgroupMmaM % 64 != 0) return "a warpgroup tile M that is not a multiple of 64";
+    if (kWarpgroupMmaN % 8 != 0 || kWarpgroupMmaN > 256) return "a warpgroup tile N outside 8..256 by 8";
     if (kTileK % 16 != 0) return "tile_k not a multiple of 16";
     if (kVectorA * kElemBytes < 4 || kVectorB * kElemBytes < 4) return "2-byte operand vectors (no cp.async)";
     if (kAccumulatorsPerThread > Target::kMaxAccumulatorsPerThread) {
@@ -189,13 +214,14 @@ struct Sm90Config {
   using MmaElement = std::conditional_t<kBuildable, ElementMma, cute::half_t>;
   using MmaOp = decltype(cute::SM90::GMMA::ss_op_selector<
                          MmaElement, MmaElement, float,
-                         cute::Shape<cute::_64, cute::Int<kBuildable ? kWarpgroupTileN : 64>, cute::Int<16>>,
-                         kBuildable ? kMajorA : cute::GMMA::Major::K, kBuildable ? kMajorB : cute::GMMA::Major::K>());
+                         cute::Shape<cute::_64, cute::Int<kBuildable ? kWarpgroupMmaN : 64>, cute::Int<16>>,
+                         kBuildable ? kMmaMajorA : cute::GMMA::Major::K,
+                         kBuildable ? kMmaMajorB : cute::GMMA::Major::K>());
   using TiledMma = decltype(cute::make_tiled_mma(
       MmaOp{}, cute::Layout<cute::Shape<cute::Int<kWarpgroupsM>, cute::Int<kWarpgroupsN>, cute::_1>>{}));
   static constexpr int kShapeM = kBuildable ? kTileM : 64, kShapeN = kBuildable ? kTileN : 64;
   static constexpr int kShapeK = kBuildable ? kTileK : 64, kShapeStages = kBuildable ? kStages : 2;
-  static constexpr int kShapeWgM = kBuildable ? kWarpgroupTileM : 64, kShapeWgN = kBuildable ? kWarpgroupTileN : 64;
+  static constexpr int kShapeAtomM = kBuildable ? kAtomM : 64, kShapeAtomN = kBuildable ? kAtomN : 64;
   // MN-major stages repeat their swizzle atom along K first, so that one TMA box of (atom extent, tile_k)
   // fills a contiguous run of atoms (as CUTLASS's SM90 collectives tile them).
   template <cute::GMMA::Major Major>
@@ -204,11 +230,11 @@ struct Sm90Config {
   static constexpr cute::GMMA::Major kShapeMajorA = kBuildable ? kMajorA : cute::GMMA::Major::K;
   static constexpr cute::GMMA::Major kShapeMajorB = kBuildable ? kMajorB : cute::GMMA::Major::K;
   using SmemLayoutA = decltype(cute::tile_to_shape(
-      make_gmma_smem_atom<MmaElement, kShapeMajorA, kShapeWgM, kShapeK>(),
+      make_gmma_smem_atom<MmaElement, kShapeMajorA, kShapeAtomM, kShapeK>(),
       cute::make_shape(cute::Int<kShapeM>{}, cute::Int<kShapeK>{}, cute::Int<kShapeStages>{}),
       AtomOrder<kShapeMajorA>{}));
   using SmemLayoutB = decltype(cute::tile_to_shape(
-      make_gmma_smem_atom<MmaElement, kShapeMajorB, kShapeWgN, kShapeK>(),
+      make_gmma_smem_atom<MmaElement, kShapeMajorB, kShapeAtomN, kShapeK>(),
       cute::make_shape(cute::Int<kShapeN>{}, cute::Int<kShapeK>{}, cute::Int<kShapeStages>{}),
       AtomOrder<kShapeMajorB>{}));
 

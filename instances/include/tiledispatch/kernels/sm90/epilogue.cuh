@@ -6,12 +6,15 @@
 // block (CuTe's CLayout_64xN). Stored as such, a warp writes 16 of every 32-byte sector. Where the store
 // width allows (vector_size_c >= 8 for the output, always for the fp32 workspace) the quad transposes its
 // pairs over four consecutive blocks with shuffles, so that each thread holds and stores one whole block:
-// 16 bytes (two 16-byte stores for fp32), full sectors, a quarter of the store instructions.
+// 16 bytes (two 16-byte stores for fp32), full sectors, a quarter of the store instructions. A tile computed
+// transposed (bwd_weight, Sm90Config::kTransposed) has its contiguous dimension along the fragment's rows
+// instead: store_transposed.
 #pragma once
 
 #include <cute/tensor.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "tiledispatch/kernels/implicit_gemm_kernel.cuh"
 
@@ -66,7 +69,13 @@ struct DirectEpilogue {
   template <class ThrMma, class Accum>
   __device__ static void store(const ThrMma& thr_mma, const Accum& accum, const View& view, Index m0, Index n0,
                                Element* gC, float* partial) {
-    if (partial != nullptr) {
+    if constexpr (Cfg::kTransposed) {
+      if (partial != nullptr) {
+        store_transposed(thr_mma, accum, view, m0, n0, partial);
+      } else {
+        store_transposed(thr_mma, accum, view, m0, n0, gC);
+      }
+    } else if (partial != nullptr) {
       store_blocks(thr_mma, accum, view, m0, n0, partial);
     } else if constexpr (Cfg::kVectorC >= 8) {
       store_blocks(thr_mma, accum, view, m0, n0, gC);
@@ -76,6 +85,61 @@ struct DirectEpilogue {
   }
 
  private:
+  // Transposed bwd_weight (Cfg::kTransposed): the accumulators hold the tile's transpose, wgmma row r being
+  // GEMM column n0 + r (taps*C/G, contiguous in dW) and wgmma column c GEMM row m0 + c (K/G). A thread holds
+  // columns c, c + 1 of row r (r even on lanes whose bit 2 is clear), the thread at lane ^ 4 the same columns
+  // of row r + 1. One shuffle swaps a value between the two, so that each holds one column of both rows: two
+  // elements adjacent in dW, stored as one pair where contiguous and aligned (a warp's stores then cover
+  // 16-byte runs, 32-byte ones for the fp32 workspace), else one by one.
+  template <class ThrMma, class Accum, class Out>
+  __device__ static void store_transposed(const ThrMma& thr_mma, const Accum& accum, const View& view, Index m0,
+                                          Index n0, Out* out) {
+    using namespace cute;
+    constexpr int kBlocks = decltype(size<0, 2>(accum))::value;
+    static_assert(decltype(size<0, 0>(accum))::value == 2 && decltype(size<0, 1>(accum))::value == 2,
+                  "a wgmma accumulator fragment: column pairs, two rows, 8-column blocks");
+    Tensor cC = make_identity_tensor(Shape<Int<Cfg::kMmaM>, Int<Cfg::kMmaN>>{});  // (MMA_M,MMA_N) -> (r,c)
+    Tensor tCcC = thr_mma.partition_C(cC);                                       // (MMA,MMA_M,MMA_N)
+    const bool lower = get<0>(tCcC(0)) % 2 == 0;  // this thread keeps column c, its partner column c + 1
+    CUTE_UNROLL
+    for (int nn = 0; nn < size<2>(accum); ++nn) {
+      CUTE_UNROLL
+      for (int blk = 0; blk < kBlocks; ++blk) {
+        const int column = get<1>(tCcC(make_coord(make_coord(0, 0, blk), 0, nn))) + (lower ? 0 : 1);
+        const auto info = view.c_prepare(m0 + column);
+        CUTE_UNROLL
+        for (int mm = 0; mm < size<1>(accum); ++mm) {
+          CUTE_UNROLL
+          for (int row_half = 0; row_half < 2; ++row_half) {
+            const float v0 = accum(make_coord(make_coord(0, row_half, blk), mm, nn));
+            const float v1 = accum(make_coord(make_coord(1, row_half, blk), mm, nn));
+            const float got = __shfl_xor_sync(0xffffffffu, lower ? v1 : v0, 4);
+            const int row = get<0>(tCcC(make_coord(make_coord(0, row_half, blk), mm, nn))) - (lower ? 0 : 1);
+            write_pair(view, info, n0 + row, lower ? v0 : got, lower ? got : v1, out);
+          }
+        }
+      }
+    }
+  }
+
+  // GEMM columns n, n + 1 of one row: one store where they are adjacent and the pair is aligned (vector_size_c
+  // >= 2 for the output; the fp32 workspace always), else one by one.
+  template <class Out>
+  __device__ static void write_pair(const View& view, const typename View::CInfo& info, Index n, float a, float b,
+                                    Out* out) {
+    using Bits = typename OutputPair<Out>::Bits;
+    constexpr bool kPairs = Cfg::kVectorC >= 2 || std::is_same_v<Out, float>;
+    Index first = 0, second = 0;
+    const bool has_first = view.c_locate(info, n, first), has_second = view.c_locate(info, n + 1, second);
+    if (kPairs && has_first && has_second && second == first + 1 &&
+        reinterpret_cast<uintptr_t>(out + first) % sizeof(Bits) == 0) {
+      *reinterpret_cast<Bits*>(out + first) = OutputPair<Out>::pack(a, b);
+      return;
+    }
+    if (has_first) out[first] = Out(a);
+    if (has_second) out[second] = Out(b);
+  }
+
   // One 8-column block per thread and store (accumulator modes ((2 cols, 2 rows, N/8 blocks), MMA_M, MMA_N)).
   template <class ThrMma, class Accum, class Out>
   __device__ static void store_blocks(const ThrMma& thr_mma, const Accum& accum, const View& view, Index m0,

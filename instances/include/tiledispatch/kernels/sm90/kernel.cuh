@@ -34,6 +34,17 @@ struct Sm90Params {
   float* fold;            // the outer accumulators, a tile per CTA, where a split's chain exceeds kFoldTiles
 };
 
+// Operand `Which` (0: A, 1: B) of wgmma: the stage tensor of that GEMM operand, or of the other one where the
+// configuration computes its tile transposed (Sm90Config::kTransposed, bwd_weight with tile_m below 64).
+template <class Cfg, int Which, class StagesA, class StagesB>
+__device__ __forceinline__ const auto& mma_operand(const StagesA& sA, const StagesB& sB) {
+  if constexpr ((Which == 0) != Cfg::kTransposed) {
+    return sA;
+  } else {
+    return sB;
+  }
+}
+
 // `Diagonal`: the kernel of merged groups by diagonal blocks (Cfg::kDiagonal), launched where the host chose it
 // for the problem (TmaOperands::diagonal). A kernel of its own, not a branch: with both consumer paths in one
 // function ptxas serialises the wgmma pipeline (C7511) for some configurations, and the other problems keep
@@ -104,9 +115,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const int thread = consumer % Cfg::kTileThreads;  // this thread's place in its tile's MMA
     typename Cfg::TiledMma tiled_mma;
     auto thr_mma = tiled_mma.get_slice(thread);
-    Tensor tCrA = thr_mma.make_fragment_A(thr_mma.partition_A(sA));  // (MMA,MMA_M,MMA_K,PIPE) descriptors
-    Tensor tCrB = thr_mma.make_fragment_B(thr_mma.partition_B(sB));  // (MMA,MMA_N,MMA_K,PIPE) descriptors
-    Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<Cfg::kTileM>, Int<Cfg::kTileN>>{});  // (MMA,M,N)
+    // wgmma's A and B: the A and B stages, or B and A where the tile is computed transposed (Cfg::kTransposed).
+    const auto& sMmaA = mma_operand<Cfg, 0>(sA, sB);  // (MMA_M extent,TILE_K,PIPE)
+    const auto& sMmaB = mma_operand<Cfg, 1>(sA, sB);  // (MMA_N extent,TILE_K,PIPE)
+    Tensor tCrA = thr_mma.make_fragment_A(thr_mma.partition_A(sMmaA));  // (MMA,MMA_M,MMA_K,PIPE) descriptors
+    Tensor tCrB = thr_mma.make_fragment_B(thr_mma.partition_B(sMmaB));  // (MMA,MMA_N,MMA_K,PIPE) descriptors
+    Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<Cfg::kMmaM>, Int<Cfg::kMmaN>>{});  // (MMA,M,N)
     auto* gC = static_cast<Element*>(params.gemm.c);
     float* fold = params.fold == nullptr
                       ? nullptr

@@ -182,8 +182,8 @@ struct CpAsyncProducer {
         if constexpr (Cfg::kTmaA) {
           if (by_tma_a) {
             CUTE_UNROLL
-            for (int i = 0; i < Cfg::kTileM / Cfg::kTmaAtomM; ++i) {
-              tma_load_2d(&tma.a, full, &sA(i * Cfg::kTmaAtomM, 0, stage), row_a + i * Cfg::kTmaAtomM, int32_t(k0));
+            for (int i = 0; i < Cfg::kTileM / Cfg::kAtomM; ++i) {
+              tma_load_2d(&tma.a, full, &sA(i * Cfg::kAtomM, 0, stage), row_a + i * Cfg::kAtomM, int32_t(k0));
             }
           }
         }

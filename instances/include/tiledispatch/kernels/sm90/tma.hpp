@@ -7,9 +7,10 @@
 //               B  tiled weights (taps*C/G, K): box (tile_k, tile_n) at (k0, g*K/G + n0)
 //   bwd_data    A  im2col of the output gradient with the filter flipped (unit stride)
 //               B  tiled weights (C/G, taps, K): boxes (E, 1, tile_k) at (n0 + E*i, tap, g*K/G + k)
-//   bwd_weight  A  tiled output gradient (K, N*Do*Ho*Wo): boxes (64, tile_k) at (g*K/G + m0 + 64i, k0)
+//   bwd_weight  A  tiled output gradient (K, N*Do*Ho*Wo): boxes (E, tile_k) at (g*K/G + m0 + E*i, k0), E = 64,
+//                  or tile_m's 16 or 32 where the tile is computed transposed (Sm90Config::kTransposed)
 //               B  im2col of the input: boxes (E channels, tile_k output pixels) at pixel k0, the tap of
-//                  column n0 + E*i as the im2col offset
+//                  column n0 + E*i as the im2col offset (transposed: E = 16 or 32, as wide as tile_m)
 //   merged groups without zero MACs (Sm90Config::kDiagonal): a k-tile is one tap over the GM groups
 //     fwd       A  one im2col box (tile_k = GM*C/G channels, tile_m pixels) at channel g0*C/G
 //               B  per group gl one box (C/G, K/G) at (tap*C/G, (g0+gl)*K/G): the diagonal block only
