@@ -1,3 +1,4 @@
+#include "hand_bwd_weight_transposed.hpp"
 #include "hand_traits.hpp"
 
 namespace tiledispatch::hand {
@@ -30,5 +31,6 @@ void add_hand_bwd_weight(InstanceList& list) {
   list.push_back(std::make_unique<bwdw_fp16_compv6_wk2_64x64x64>());
   list.push_back(std::make_unique<bwdw_fp32_split_image_mem_vec1>());
   list.push_back(std::make_unique<bwdw_fp16_streamk_not_impl>());
+  add_hand_bwd_weight_transposed(list);
 }
 }  // namespace tiledispatch::hand

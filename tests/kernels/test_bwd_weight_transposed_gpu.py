@@ -1,0 +1,33 @@
+"""Transposed bwd_weight on the Hopper path (tile_m below 64: wgmma computes the tile's transpose) on the
+GPU: correct on poisoned outputs and workspaces against the reference at split-K 1 and above, bit-identical
+when rerun at split-K > 1, and the transposed mapping taken exactly where tile_m is not a multiple of 64 and
+tile_n is (tests/kernels/test_bwd_weight_transposed_check.cu)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.kernels.gpu_toolchain import REPO_ROOT, build_and_run
+
+
+@pytest.mark.gpu
+def test_bwd_weight_transposed(tmp_path: Path) -> None:
+    output = build_and_run(REPO_ROOT / "tests" / "kernels" / "test_bwd_weight_transposed_check.cu", tmp_path)
+    print(output)  # shown with -rP: the per-case lines
+    lines = output.splitlines()
+    last = lines[-1].split()
+    assert lines[-1].endswith(" failures") and last[-2] == "0", "\n".join(
+        line for line in lines if line.startswith("FAIL")
+    )
+    checked, transposed, reruns = int(last[0]), int(last[2]), int(last[4])
+    assert checked >= 280  # 94 (instance, problem) pairs at k_batch 1, 3, 16 and the automatic factor
+    assert transposed >= checked - 40  # all but the untransposed control instance's 10 problems
+    assert reruns >= 188
+    passed = [line for line in lines if line.startswith("PASS")]
+    assert len(passed) == checked
+    for needed in ("| transposed |", "| untransposed |", "3D ", "stride 2", "k_batch 1 ", "k_batch 16 "):
+        assert any(needed in line for line in passed), needed
+    for instance in ("bwdw_fp16_t_16x128x64", "bwdw_fp16_t_32x128x32_ping_pong", "bwdw_bf16_t_3d_32x64x32"):
+        assert sum(line.startswith(f"PASS {instance} ") for line in passed) >= 8, instance
