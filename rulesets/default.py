@@ -6,8 +6,8 @@ ones for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), th
 it), backward on compv3 and mem, and two-stage on and off where the direction has it (bwd_weight;
 ``generators.validity.two_stage_runs_direction``). fp16 and bf16 add ping-pong (num_wave_groups 2) twins of
 the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopper path
-(``MERGED_GROUP_TILES``). The backward directions add their depthwise direct kernels (2D): filters 3, 5 and 7 x
-strides 1 and 2 on one shape per direction and dtype (``DEFAULT_DEPTHWISE_SHAPES``), six per request.
+(``MERGED_GROUP_TILES``). The backward directions add their depthwise direct kernels (2D): filters 3, 5 and 7
+x strides 1 and 2 on one shape per direction and dtype (``DEFAULT_DEPTHWISE_SHAPES``), six per request.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles

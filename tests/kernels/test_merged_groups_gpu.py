@@ -1,6 +1,6 @@
-"""Merged groups by diagonal blocks on the Hopper path (fwd and bwd_data, no zero MACs) and groups paired at the
-MMA's granularity (C/G = K/G = 8 or 4) on the GPU: correct on poisoned outputs against the reference, and each
-mode chosen exactly where the per-group extents match (tests/kernels/test_merged_groups_check.cu)."""
+"""Merged groups by diagonal blocks on the Hopper path (fwd and bwd_data, no zero MACs) and groups paired at
+the MMA's granularity (C/G = K/G = 8 or 4) on the GPU: correct on poisoned outputs against the reference, and
+each mode chosen exactly where the per-group extents match (tests/kernels/test_merged_groups_check.cu)."""
 
 from __future__ import annotations
 
