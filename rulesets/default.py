@@ -6,8 +6,10 @@ ones for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), th
 it), backward on compv3 and mem, and two-stage on and off where the direction has it (bwd_weight;
 ``generators.validity.two_stage_runs_direction``). fp16 and bf16 add ping-pong (num_wave_groups 2) twins of
 the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopper path
-(``MERGED_GROUP_TILES``). The backward directions add their depthwise direct kernels (2D): filters 3, 5 and 7
-x strides 1 and 2 on one shape per direction and dtype (``DEFAULT_DEPTHWISE_SHAPES``), six per request.
+(``MERGED_GROUP_TILES``), bwd_weight four 16- and 32-row tiles it runs transposed
+(``TRANSPOSED_BWD_WEIGHT_TILES``). The backward directions add their depthwise direct kernels (2D): filters
+3, 5 and 7 x strides 1 and 2 on one shape per direction and dtype (``DEFAULT_DEPTHWISE_SHAPES``), six per
+request.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
@@ -53,6 +55,18 @@ MERGED_GROUP_TILES = (
     (space.parse_tiles("128x64x64")[0], 2, 2),
 )
 MERGED_GROUP_DIRECTIONS = (Direction.FWD, Direction.BWD_DATA)
+# bwd_weight tiles of 16 and 32 rows of K for grouped layers with K/G = 16 or 32: the Hopper path runs them
+# transposed (wgmma M = the tile's taps x C/G columns, N = its K rows; docs/pipelines.md, "transposed
+# bwd_weight"), where a tile_m of 64 or more would leave wgmma rows empty.
+# One warpgroup along the tile's columns (1x2x1 waves) or two (1x4x1, 128 columns of 32 rows), never split
+# along its 16 or 32 rows, wgmma's N here.
+TRANSPOSED_BWD_WEIGHT_TILES = tuple(
+    zip(
+        space.parse_tiles("16x64x64 16x128x64 32x64x64 32x128x64"),
+        ((1, 2, 1), (1, 2, 1), (1, 2, 1), (1, 4, 1)),
+        strict=True,
+    )
+)
 PREFERRED_WAVES = ((2, 2, 1), (2, 1, 1), (1, 2, 1), (1, 1, 1))
 DEFAULT_PIPELINES = {
     Direction.FWD: (PipelineChoice(Pipeline.COMPV3), PipelineChoice(Pipeline.COMPV4)),
@@ -79,14 +93,19 @@ def default_configs(
     two_stage_values = (False, True) if two_stage_runs_direction(direction) else (False,)
     ping_pong = PING_PONG_TILES if dtype in hopper.DTYPES else ()
     merged = MERGED_GROUP_TILES if dtype in hopper.DTYPES and direction in MERGED_GROUP_DIRECTIONS else ()
+    hopper_bwd_weight = dtype in hopper.DTYPES and direction == Direction.BWD_WEIGHT
+    transposed = TRANSPOSED_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
     variants = (
-        [(tile, 1, 1) for tile in COMMON_TILES]
-        + [(tile, 2, 1) for tile in ping_pong]
-        + [(tile, wave_groups, gm) for tile, gm, wave_groups in merged]
+        [(tile, 1, 1, PREFERRED_WAVES) for tile in COMMON_TILES]
+        + [(tile, 1, 1, (waves,)) for tile, waves in transposed]
+        + [(tile, 2, 1, (PING_PONG_WAVES,)) for tile in ping_pong]
+        + [
+            (tile, wave_groups, gm, (PING_PONG_WAVES,) if wave_groups == 2 else PREFERRED_WAVES)
+            for tile, gm, wave_groups in merged
+        ]
     )
-    for tile, wave_groups, groups_to_merge in variants:
+    for tile, wave_groups, groups_to_merge, preferred in variants:
         choices = dict(wave_warp_choices(tile, dtype, convention))
-        preferred = PREFERRED_WAVES if wave_groups == 1 else (PING_PONG_WAVES,)
         waves = next((w for w in preferred if w in choices), None)
         if waves is None:
             continue
