@@ -29,5 +29,11 @@ def test_bwd_weight_transposed(tmp_path: Path) -> None:
     assert len(passed) == checked
     for needed in ("| transposed |", "| untransposed |", "3D ", "stride 2", "k_batch 1 ", "k_batch 16 "):
         assert any(needed in line for line in passed), needed
-    for instance in ("bwdw_fp16_t_16x128x64", "bwdw_fp16_t_32x128x32_ping_pong", "bwdw_bf16_t_3d_32x64x32"):
-        assert sum(line.startswith(f"PASS {instance} ") for line in passed) >= 8, instance
+    # 2D instances: several 2D problems at k_batch 1, 3 and 16; the 3D one: both 3D problems at those three
+    minimum_runs = {
+        "bwdw_fp16_t_16x128x64": 8,
+        "bwdw_fp16_t_32x128x32_ping_pong": 8,
+        "bwdw_bf16_t_3d_32x64x32": 6,
+    }
+    for instance, minimum in minimum_runs.items():
+        assert sum(line.startswith(f"PASS {instance} ") for line in passed) >= minimum, instance
