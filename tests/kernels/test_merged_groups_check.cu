@@ -7,48 +7,19 @@
 // diagonal mode's extents (group_pairing.cuh; pairing(p) must be exactly that P), "gathers" otherwise (stride-2
 // bwd_data, K/G != C/G, G not divisible by P x gm check the fallback).
 // Last line: "<n> checked, <d> diagonal, <q> paired, <f> failures".
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
-#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "../../bench/gpu_check/check_tensors.cuh"
 #include "../../bench/gpu_check/hand_merged_groups.hpp"
 #include "tiledispatch/reference/device.cuh"
 
 namespace {
 using namespace tiledispatch;
 
-template <class T>
-__global__ void fill_random(T* data, int64_t count, uint32_t seed) {
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
-    uint32_t h = uint32_t(i) * 2654435761u ^ (seed * 2246822519u);
-    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13, h *= 3266489917u, h ^= h >> 16;
-    data[i] = T(float(h >> 8) * (2.0f / 16777216.0f) - 1.0f);
-  }
-}
-template <class T>
-__global__ void to_float(const T* in, float* out, int64_t count) {
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
-    out[i] = float(in[i]);
-  }
-}
-template <class T>
-void fill_typed(void* p, int64_t n, uint32_t seed) {
-  fill_random<T><<<1024, 256>>>(static_cast<T*>(p), n, seed);
-  TD_CHECK_CUDA(cudaGetLastError());
-}
-void fill(DataType t, void* p, int64_t n, uint32_t seed) {
-  if (t == DataType::kFp16) fill_typed<__half>(p, n, seed);
-  if (t == DataType::kBf16) fill_typed<__nv_bfloat16>(p, n, seed);
-}
-void widen(DataType t, const void* p, float* out, int64_t n) {
-  if (t == DataType::kFp16) to_float<__half><<<1024, 256>>>(static_cast<const __half*>(p), out, n);
-  if (t == DataType::kBf16) to_float<__nv_bfloat16><<<1024, 256>>>(static_cast<const __nv_bfloat16*>(p), out, n);
-  TD_CHECK_CUDA(cudaGetLastError());
-}
+using check::fill;
+using check::widen;
 
 ConvProblem conv2d(int64_t G, int64_t N, int64_t C, int64_t K, int64_t H, int64_t W, int64_t s, int64_t pad,
                    int64_t dil) {
@@ -172,12 +143,7 @@ int main() {
       std::vector<float> ref(static_cast<size_t>(res_n)), got(static_cast<size_t>(res_n));
       TD_CHECK_CUDA(cudaMemcpy(ref.data(), b.ref, ref.size() * 4, cudaMemcpyDeviceToHost));
       TD_CHECK_CUDA(cudaMemcpy(got.data(), b.got, got.size() * 4, cudaMemcpyDeviceToHost));
-      double num = 0, den = 0;
-      for (size_t i = 0; i < ref.size(); ++i) {
-        num += (double(got[i]) - ref[i]) * (double(got[i]) - ref[i]);
-        den += double(ref[i]) * ref[i];
-      }
-      const double err = std::isfinite(num) && den > 0 ? std::sqrt(num / den) : INFINITY;
+      const double err = check::relative_l2(got, ref);
       if (!(err <= 1e-2)) failure += (failure.empty() ? "" : "; ") + std::string("relative L2 ") + std::to_string(err);
       ++checked;
       diagonal += diag ? 1 : 0;
