@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "tiledispatch/runtime/problem.hpp"
@@ -52,7 +53,7 @@ template <class Element>
 cudaError_t expand_paired_weights(const ConvProblem& p, int pairing, const void* weights, void* expanded,
                                   cudaStream_t stream) {
   const int64_t count = paired_weight_elements(p, pairing);
-  const int blocks = int((count + 255) / 256 < 4096 ? (count + 255) / 256 : 4096);
+  const int blocks = int(std::min<int64_t>((count + 255) / 256, 4096));
   expand_paired_weights_kernel<Element><<<blocks, 256, 0, stream>>>(
       static_cast<const Element*>(weights), static_cast<Element*>(expanded), count, pairing, p.K / p.G,
       p.C / p.G, p.filter_spatial());

@@ -96,18 +96,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   // tile_n / GM, and the im2col window fits the descriptor. A run also needs both tensor maps to encode (16-byte
   // aligned tensors, which check_args requires). Elsewhere the merged groups are gathered block-diagonally.
   static bool diagonal_groups(const ConvProblem& p) {
-    if constexpr (!Sm90::kBuildable || !Sm90::kDiagonal) {
-      return false;
-    } else {
-      constexpr bool kFwd = Traits::kDirection == ConvDirection::kFwd;
-      if (p.ndim_spatial != Traits::kNDimSpatial || p.G % Traits::kNumGroupsToMerge != 0) return false;
-      const int64_t cg = p.C / p.G, kg = p.K / p.G;
-      if ((kFwd ? cg : kg) != Sm90::kGroupTileK || (kFwd ? kg : cg) != Sm90::kGroupTileN) return false;
-      if (p.K + Traits::kTileN + Traits::kTileK > int64_t(INT32_MAX)) return false;
-      kernels::sm90::Im2colGeometry geometry{};
-      int64_t channels_per_group = 0;
-      return im2col_geometry(p, !kFwd, geometry, channels_per_group);
-    }
+    kernels::sm90::Im2colGeometry geometry{};
+    return diagonal_geometry(p, geometry);
   }
 
   // Groups paired at the MMA's granularity (group_pairing.cuh): the factor P > 1 where P consecutive groups of
@@ -385,6 +375,21 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
   }
 
+  // diagonal_groups(p), and where it holds the im2col window of A (the input fwd, the output gradient bwd_data).
+  static bool diagonal_geometry(const ConvProblem& p, kernels::sm90::Im2colGeometry& geometry) {
+    if constexpr (!Sm90::kBuildable || !Sm90::kDiagonal) {
+      return false;
+    } else {
+      constexpr bool kFwd = Traits::kDirection == ConvDirection::kFwd;
+      if (p.ndim_spatial != Traits::kNDimSpatial || p.G % Traits::kNumGroupsToMerge != 0) return false;
+      const int64_t cg = p.C / p.G, kg = p.K / p.G;
+      if ((kFwd ? cg : kg) != Sm90::kGroupTileK || (kFwd ? kg : cg) != Sm90::kGroupTileN) return false;
+      if (p.K + Traits::kTileN + Traits::kTileK > int64_t(INT32_MAX)) return false;
+      int64_t channels_per_group = 0;
+      return im2col_geometry(p, !kFwd, geometry, channels_per_group);
+    }
+  }
+
   // The diagonal mode's maps (sm90/tma.hpp): A by im2col (fwd the input; bwd_data the output gradient with
   // the filter flipped, unit stride), boxes of tile_k = GM x the per-group GEMM K channels (all merged groups of
   // one tap) by tile_m pixels; B the weights, boxes of one diagonal block: fwd (taps*C/G, K) by (C/G, K/G),
@@ -396,8 +401,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     constexpr bool kFwd = Traits::kDirection == ConvDirection::kFwd;
     const auto& shape = params.shape;
     kernels::sm90::Im2colGeometry geometry{};
-    int64_t channels_per_group = 0;
-    if (!diagonal_groups(p) || !im2col_geometry(p, !kFwd, geometry, channels_per_group)) return;
+    if (!diagonal_geometry(p, geometry)) return;
     const uint64_t elem = Config::kElemBytes;
     bool encoded = false;
     if constexpr (kFwd) {

@@ -294,8 +294,9 @@ struct WgmmaConsumer {
 
   // One stage of the diagonal mode (Cfg::kDiagonal): k16 block kk of the stage belongs to group
   // gl = 16*kk / kGroupTileK; one wgmma m64 x kGroupTileN multiplies it by block gl of B (its k16 block
-  // kk % (kGroupTileK / 16)) into the accumulator columns [gl, gl + 1) * kGroupTileN. `tCrA`: the tile MMA's A descriptors (MMA,MMA_M,MMA_K,PIPE),
-  // the same for both MMAs (warpgroups along M only); `tCrBd`: (MMA,MMA_N,MMA_K,GM,PIPE) of the diagonal blocks.
+  // kk % (kGroupTileK / 16)) into the accumulator columns [gl, gl + 1) * kGroupTileN. `tCrA`: the tile MMA's A
+  // descriptors (MMA,MMA_M,MMA_K,PIPE), the same for both MMAs (warpgroups along M only); `tCrBd`:
+  // (MMA,MMA_N,MMA_K,GM,PIPE) of the diagonal blocks.
   template <class FragA, class FragBd, class Accum>
   __device__ static void issue_diagonal(typename Cfg::DiagonalMma& diagonal_mma, const FragA& tCrA,
                                         const FragBd& tCrBd, Accum& accum, int stage) {
