@@ -1,12 +1,14 @@
 // GPU check of transposed bwd_weight on the Hopper path (sm90/config.hpp, kTransposed: tile_m below 64, so
 // wgmma computes the tile's transpose): the hand set of bench/gpu_check/hand_bwd_weight_transposed.hpp and one
 // untransposed Hopper instance on grouped problems whose K/G is 16 or 32 (2D and 3D, odd sizes, stride 2,
-// dilation 2, C/G != K/G), at k_batch 1, 3, 16 and the largest automatic split-K factor. Each run writes into
-// a poisoned weight gradient (and a poisoned workspace) and is compared with the reference; every run at
-// k_batch > 1 is repeated and must give the same bits. Each line says which mapping ran ("transposed" where
-// the configuration's Sm90Config::kTransposed holds, which must be exactly where tile_m is not a multiple of 64
-// and tile_n is, on the Hopper path).
-// Last line: "<n> checked, <t> transposed, <b> bit-identical reruns, <f> failures".
+// dilation 2, C/G != K/G), and 8 (where a transposed configuration runs its first-generation kernel, since the
+// transposed one would gather the input), at k_batch 1, 3, 16 and the largest automatic split-K factor. Each
+// run writes into a poisoned weight gradient (and a poisoned workspace) and is compared with the reference;
+// every run at k_batch > 1 is repeated and must give the same bits. Each line says which mapping ran
+// ("transposed" where the configuration's Sm90Config::kTransposed holds, which must be exactly where tile_m is
+// not a multiple of 64 and tile_n is, on the Hopper path; "first generation" where such a configuration falls
+// back, ImplicitGemmInstance::runs_first_generation).
+// Last line: "<n> checked, <t> transposed, <g> first generation, <b> bit-identical reruns, <f> failures".
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -39,12 +41,14 @@ using check::DeviceBuffer;
 struct Entry {
   std::unique_ptr<GroupedConvInstance> instance;
   bool hopper, transposed, expected_transposed;
+  bool (*runs_first_generation)(const ConvProblem&);  // C/G that the transposed kernel would gather
 };
 template <class Instance>
 Entry entry() {
   using Sm90 = typename Instance::Sm90;
   constexpr bool kExpected = Sm90::kTileM % 64 != 0 && Sm90::kTileN % 64 == 0;
-  return {std::make_unique<Instance>(), Sm90::kBuildable, Sm90::kTransposed, kExpected};
+  return {std::make_unique<Instance>(), Sm90::kBuildable, Sm90::kTransposed, kExpected,
+          &Instance::runs_first_generation};
 }
 
 struct Case {
@@ -88,9 +92,11 @@ int main() {
       {"1x1 32/32 G=4 odd 7x5", conv2d(4, 3, 128, 128, 7, 5, 1, 1, 0, 1)},
       {"3D video-like 32/32 G=8 odd 3x5x7", conv3d(8, 2, 256, 256, 3, 5, 7, 3, 1, 1, 1)},
       {"3D 16/16 G=6 stride 2 odd 5x7x6", conv3d(6, 1, 96, 96, 5, 7, 6, 3, 2, 1, 1)},
+      {"resnext_g32_28-like 8/8 G=32 odd 15x13 (first generation)", conv2d(32, 2, 256, 256, 15, 13, 3, 1, 1, 1)},
+      {"8/8 G=16 stride 2 odd 17x11 (first generation)", conv2d(16, 1, 128, 128, 17, 11, 3, 2, 1, 1)},
   };
   const int sms = sm_count();
-  int checked = 0, transposed = 0, reruns = 0, failures = 0;
+  int checked = 0, transposed = 0, first_generation = 0, reruns = 0, failures = 0;
   uint32_t seed = 7;
   for (const Entry& e : list) {
     const GroupedConvInstance& inst = *e.instance;
@@ -106,6 +112,8 @@ int main() {
     for (const Case& c : cases) {
       const ConvProblem& p = c.problem;
       if (!inst.is_supported(p)) continue;
+      const bool fallback = e.runs_first_generation(p);
+      const char* mapping = fallback ? "first generation" : e.transposed ? "transposed" : "untransposed";
       const int e_bytes = element_bytes(dt);
       const int64_t in_n = p.input_elements(), wei_n = p.weight_elements(), out_n = p.output_elements();
       std::vector<int> k_batches = {1, 3, 16};
@@ -165,14 +173,15 @@ int main() {
         }
         failures += failure.empty() ? 0 : 1;
         std::printf("%s %s | %s | %s | %s | k_batch %d | rel L2 %.2e%s%s\n", failure.empty() ? "PASS" : "FAIL",
-                    name.c_str(), e.transposed ? "transposed" : "untransposed", c.what, p.to_string().c_str(),
+                    name.c_str(), mapping, c.what, p.to_string().c_str(),
                     k_batch, err, failure.empty() ? "" : " | ", failure.c_str());
       }
       checked += int(k_batches.size());
-      transposed += e.transposed ? int(k_batches.size()) : 0;
+      transposed += e.transposed && !fallback ? int(k_batches.size()) : 0;
+      first_generation += fallback ? int(k_batches.size()) : 0;
     }
   }
-  std::printf("%d checked, %d transposed, %d bit-identical reruns, %d failures\n", checked, transposed, reruns,
-              failures);
+  std::printf("%d checked, %d transposed, %d first generation, %d bit-identical reruns, %d failures\n", checked,
+              transposed, first_generation, reruns, failures);
   return failures == 0 ? 0 : 1;
 }

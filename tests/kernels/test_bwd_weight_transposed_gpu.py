@@ -1,7 +1,8 @@
 """Transposed bwd_weight on the Hopper path (tile_m below 64: wgmma computes the tile's transpose) on the
 GPU: correct on poisoned outputs and workspaces against the reference at split-K 1 and above, bit-identical
-when rerun at split-K > 1, and the transposed mapping taken exactly where tile_m is not a multiple of 64 and
-tile_n is (tests/kernels/test_bwd_weight_transposed_check.cu)."""
+when rerun at split-K > 1, the transposed mapping taken exactly where tile_m is not a multiple of 64 and
+tile_n is, and the first-generation kernel where the transposed one would gather its input (C/G = 8)
+(tests/kernels/test_bwd_weight_transposed_check.cu)."""
 
 from __future__ import annotations
 
@@ -21,12 +22,20 @@ def test_bwd_weight_transposed(tmp_path: Path) -> None:
     assert lines[-1].endswith(" failures") and last[-2] == "0", "\n".join(
         line for line in lines if line.startswith("FAIL")
     )
-    checked, transposed, reruns = int(last[0]), int(last[2]), int(last[4])
+    checked, transposed, first_generation, reruns = int(last[0]), int(last[2]), int(last[4]), int(last[7])
     assert checked >= 280  # 94 (instance, problem) pairs at k_batch 1, 3, 16 and the automatic factor
-    assert transposed >= checked - 40  # all but the untransposed control instance's 10 problems
     assert reruns >= 188
     passed = [line for line in lines if line.startswith("PASS")]
     assert len(passed) == checked
+    # C/G = 8 (the "8/8" problems): a transposed configuration runs its first-generation kernel there, since
+    # the transposed one would gather the input; every other problem of a transposed configuration runs
+    # transposed.
+    fallback = [line for line in passed if "| first generation |" in line]
+    on_transposed = [line for line in passed if "| transposed |" in line]
+    assert len(fallback) == first_generation > 0
+    assert len(on_transposed) == transposed >= checked - 60  # all but the untransposed control instance's
+    assert all(" 8/8 " in line for line in fallback)
+    assert not any(" 8/8 " in line for line in on_transposed)
     for needed in ("| transposed |", "| untransposed |", "3D ", "stride 2", "k_batch 1 ", "k_batch 16 "):
         assert any(needed in line for line in passed), needed
     # 2D instances: several 2D problems at k_batch 1, 3 and 16; the 3D one: both 3D problems at those three

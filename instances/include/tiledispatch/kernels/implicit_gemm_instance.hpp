@@ -120,6 +120,22 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
   }
 
+  // Whether `p` runs on the first-generation kernel of this configuration: where the Hopper path cannot build
+  // it, and where the Hopper kernel is transposed (bwd_weight, tile_m below 64) but the input cannot come by TMA
+  // (C/G not a multiple of its tile_m-wide atom: C/G = 4 or 8). There it would gather the input element by
+  // element, at half the first generation's speed (C/G = 8 on the H100, docs/performance.md, session 8).
+  // Only transposed configurations that both generations build compile the second kernel.
+  static constexpr bool kFirstGenerationFallback = Sm90::kBuildable && Sm90::kTransposed && Config::kImplemented;
+  static bool runs_first_generation(const ConvProblem& p) {
+    if constexpr (!Sm90::kBuildable) {
+      return true;
+    } else if constexpr (kFirstGenerationFallback) {
+      return (p.C / p.G) % Sm90::kAtomN != 0;
+    } else {
+      return false;
+    }
+  }
+
   size_t workspace_bytes(const ConvProblem& p, int k_batch) const override {
     if (Traits::kDirection != ConvDirection::kBwdWeight) {
       const int factor = pairing(p);  // the expanded weights
@@ -226,10 +242,13 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     const bool to_workspace = splits_to_workspace(k_batch);
     params.partial = to_workspace ? static_cast<float*>(args.workspace) : nullptr;
     params.partial_slice = p.weight_elements();
-    if constexpr (Sm90::kBuildable) {
-      TD_RETURN_IF_CUDA_ERROR(launch_sm90(p, args, params));
-    } else {
+    if constexpr (!Sm90::kBuildable) {
       TD_RETURN_IF_CUDA_ERROR(launch_first_generation(p, args, params));
+    } else if constexpr (kFirstGenerationFallback) {
+      TD_RETURN_IF_CUDA_ERROR(runs_first_generation(p) ? launch_first_generation(p, args, params)
+                                                       : launch_sm90(p, args, params));
+    } else {
+      TD_RETURN_IF_CUDA_ERROR(launch_sm90(p, args, params));
     }
     if (to_workspace) {
       using Element = typename Config::ElementGlobal;
