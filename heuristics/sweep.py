@@ -41,6 +41,12 @@ class SweepSummary(BaseModel):
     gpu_s: float
     devices: tuple[str, ...]
     backend: str
+    # A resumed sweep runs in slices that share one output: these count every slice that wrote to it (as
+    # far as its .meta.json records them), this one included. Older records parse as one run.
+    runs: int = 1
+    rows_all_runs: int = 0
+    wall_s_all_runs: float = 0.0
+    gpu_s_all_runs: float = 0.0
 
 
 def visible_gpus() -> tuple[str, ...]:
@@ -138,6 +144,15 @@ def _dask_outcomes(batches: list[Batch], client: object, deadline: float) -> Ite
         client.cancel(futures)
 
 
+def _previous_summary(meta: Path) -> SweepSummary | None:
+    """The record of the slices before this one; None where there is none or it does not parse (the counts
+    then start again at this run, which the record's `runs` shows)."""
+    try:
+        return SweepSummary.model_validate_json(meta.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
 def run_sweep(
     config: SweepConfig, client: object | None = None, report: Callable[[str], None] = print
 ) -> SweepSummary:
@@ -185,6 +200,9 @@ def run_sweep(
     if finished < len(batches):
         report(f"sweep: stopped after {config.stop_after_s:g} s with {len(batches) - finished} batches left; "
                "run the same command again to resume")  # fmt: skip
+    meta = config.out.with_name(config.out.name + ".meta.json")
+    before = _previous_summary(meta) if done else None
+    wall_s = time.monotonic() - started
     summary = SweepSummary(
         jobs=jobs(config),
         resumed_jobs=len(done),
@@ -192,11 +210,14 @@ def run_sweep(
         finished_batches=finished,
         failed_batches=failed,
         rows_written=rows_written,
-        wall_s=time.monotonic() - started,
+        wall_s=wall_s,
         gpu_s=gpu_s,
         devices=tuple(sorted(d for d in seen_devices if d)),
         backend=backend,
+        runs=1 + (before.runs if before else 0),
+        rows_all_runs=rows_written + (max(before.rows_all_runs, before.rows_written) if before else 0),
+        wall_s_all_runs=wall_s + (max(before.wall_s_all_runs, before.wall_s) if before else 0.0),
+        gpu_s_all_runs=gpu_s + (max(before.gpu_s_all_runs, before.gpu_s) if before else 0.0),
     )
-    meta = config.out.with_name(config.out.name + ".meta.json")
     meta.write_text(json.dumps(summary.model_dump(), indent=1) + "\n", encoding="utf-8")
     return summary

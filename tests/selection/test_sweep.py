@@ -11,7 +11,7 @@ import pytest
 
 from heuristics.batch_runner import FatalSweepError
 from heuristics.problem_sets import to_csv
-from heuristics.sweep import run_sweep
+from heuristics.sweep import SweepSummary, run_sweep
 from heuristics.sweep_plan import SweepConfig
 from heuristics.sweep_schema import read_sweep
 from tests.selection import synthetic
@@ -253,3 +253,9 @@ def test_stop_after_leaves_the_rest_for_a_resume(fake_profiler, fake_env, tmp_pa
     second = run_sweep(cfg.model_copy(update={"stop_after_s": None}), report=lambda _: None)
     assert second.finished_batches == second.batches == 5 - first.finished_batches
     assert len({(r.direction, r.problem_idx) for r in read_sweep([out])}) == 9
+    # The record beside the output counts both slices, not only the last.
+    record = SweepSummary.model_validate_json((tmp_path / "sweep.csv.meta.json").read_text())
+    assert (first.runs, record.runs) == (1, 2)
+    assert record.rows_all_runs == first.rows_written + second.rows_written == len(read_sweep([out]))
+    assert record.gpu_s_all_runs == pytest.approx(first.gpu_s + second.gpu_s)
+    assert record.wall_s_all_runs > record.wall_s == second.wall_s
