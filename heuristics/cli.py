@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import ValidationError
 
@@ -20,6 +20,7 @@ from heuristics.dataset import DatasetError, build_dataset
 from heuristics.metrics import SelectionMetrics
 from heuristics.problem_sets import DIRECTIONS, direction_set, sample, to_csv
 from heuristics.sweep_schema import SweepFileError, read_sweep
+from heuristics.train import Target, TrainParams, data_digest, train_direction
 from heuristics.tree_model import MODEL_SUFFIX, TreeModelError
 
 EXIT_USAGE = 2
@@ -169,7 +170,6 @@ def cmd_train(args: argparse.Namespace) -> int:
         import lightgbm  # noqa: F401
     except ImportError:
         raise CliError("train needs lightgbm (install requirements.txt)") from None
-    from heuristics.train import TrainParams, data_digest, train_direction
 
     params = TrainParams(target=args.target, folds=args.folds, max_rounds=args.max_rounds, seed=args.seed)
     rows = read_sweep(args.data)
@@ -252,10 +252,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--data", type=Path, nargs="+", required=True, help="sweep CSV files (.gz accepted)")
     s.add_argument("--out", type=Path, default=Path("heuristics/models"))
     s.add_argument("--directions", default=",".join(DIRECTIONS))
-    s.add_argument("--target", choices=("lambdarank", "efficiency", "log_tflops"), default="lambdarank")
-    s.add_argument("--folds", type=int, default=5)
-    s.add_argument("--max-rounds", type=int, default=400)
-    s.add_argument("--seed", type=int, default=42)
+    defaults = TrainParams()
+    s.add_argument("--target", choices=get_args(Target), default=defaults.target)
+    s.add_argument("--folds", type=int, default=defaults.folds)
+    s.add_argument("--max-rounds", type=int, default=defaults.max_rounds)
+    s.add_argument("--seed", type=int, default=defaults.seed)
     s.add_argument(
         "--plot",
         action="store_true",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from generators import hopper
 from generators.enums import DataType, Direction
 from generators.problem import ConvProblem
 from heuristics.kernel_traits import KernelTraits
@@ -103,7 +104,10 @@ FEATURE_NAMES: tuple[str, ...] = (
     "vector_c_fits",
     "k_iterations_per_split",
     "accumulators_per_thread",
+    "merged_group_pairing",
+    "bwd_data_zero_fraction",
 )
+_PAIRING_FACTORS = (1, 2, 4)
 
 
 def _log2(value: float) -> float:
@@ -112,6 +116,44 @@ def _log2(value: float) -> float:
 
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
+
+
+def merged_group_pairing(
+    problem: ConvProblem, direction: Direction, dtype: DataType, kernel: KernelTraits
+) -> int:
+    """How a merged-group kernel (groups_to_merge GM > 1, fwd or bwd_data on the Hopper path) runs `problem`:
+    the factor P where P consecutive groups, run as one, have the per-group GEMM extents tile_k / GM and
+    tile_n / GM (1: diagonal blocks; 2, 4: paired groups), else 0 (gathered block-diagonally, with zero MACs;
+    docs/pipelines.md, "merged groups"). A kernel that merges no groups scores 0 too."""
+    gm = kernel.groups_to_merge
+    if gm == 1 or dtype not in hopper.DTYPES or direction not in (Direction.FWD, Direction.BWD_DATA):
+        return 0
+    cg, kg = problem.C // problem.G, problem.K // problem.G
+    along_k, along_n = (cg, kg) if direction is Direction.FWD else (kg, cg)
+    for factor in _PAIRING_FACTORS:
+        if (
+            along_k * factor * gm == kernel.tile_k
+            and along_n * factor * gm == kernel.tile_n
+            and problem.G % (factor * gm) == 0
+        ):
+            return factor
+    return 0
+
+
+def bwd_data_zero_fraction(problem: ConvProblem, direction: Direction) -> float:
+    """bwd_data: the fraction of input pixels that no filter tap reaches at strides above 1 (their gradient
+    is zero, yet the implicit GEMM computes their rows; HOPPER_KERNELS.md F2), ignoring the edges. Along one
+    dimension the taps reach min(Y, s / gcd(dilation, s)) of every s positions. 0 in the other directions."""
+    if direction is not Direction.BWD_DATA:
+        return 0.0
+    reached = 1.0
+    for filt, stride, dilation in (
+        (problem.Z, problem.stride_d, problem.dilation_d),
+        (problem.Y, problem.stride_h, problem.dilation_h),
+        (problem.X, problem.stride_w, problem.dilation_w),
+    ):
+        reached *= float(min(filt, stride // math.gcd(dilation, stride))) / float(stride)
+    return 1.0 - reached
 
 
 def feature_vector(
@@ -225,5 +267,7 @@ def feature_vector(
         c_dim % kernel.vector_c == 0,
         _ceil_div(k_iterations, split_k),
         kernel.tile_m * kernel.tile_n / kernel.block_threads,
+        merged_group_pairing(problem, d, t, kernel),
+        bwd_data_zero_fraction(problem, d),
     ]
     return [float(v) for v in values]

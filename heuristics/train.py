@@ -1,9 +1,9 @@
 """Per-direction LightGBM models: shape-grouped cross-validation, then a final fit on every shape, exported.
 
-Targets: ``lambdarank`` (default: LightGBM's ranker on 0..30 relevance = round(30 x efficiency), the best of
-the three on the H100 sweep, docs/heuristics.md "Evaluation"), ``efficiency`` (TFLOP/s over the group's best,
-a scale-free regression target) or ``log_tflops`` (CK's log1p(TFLOP/s)). The final model uses the mean
-early-stopped iteration count of the folds."""
+Targets: ``efficiency`` (default: TFLOP/s over the group's best, a scale-free regression target; the only one
+that meets every target on the H100 sweep, docs/heuristics.md "Evaluation"), ``lambdarank`` (LightGBM's ranker
+on 0..30 relevance = round(30 x efficiency)) or ``log_tflops`` (CK's log1p(TFLOP/s)). The final model uses
+the mean early-stopped iteration count of the folds."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ class TrainParams(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    target: Target = "lambdarank"
+    target: Target = "efficiency"
     folds: int = Field(5, ge=2)
     num_leaves: int = Field(31, ge=2)
     max_depth: int = 12

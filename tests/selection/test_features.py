@@ -84,3 +84,44 @@ def test_backward_gemm_views_padding_and_split_k():
     bwd_data = features(p, "bwd_data", "fp16", name.replace("bwd_weight_fp32", "bwd_data_fp16"))
     assert (bwd_data["gemm_m"], bwd_data["gemm_n"], bwd_data["gemm_k"]) == (4 * 30 * 30, 48, 900)
     assert SM_COUNT == 132
+
+
+MERGED = "grouped_conv_{d}_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128x{n}x{k}_2x2x1_32x32x16{gm}"
+
+
+def test_merged_group_pairing_by_hand():
+    def pairing(problem: ConvProblem, direction: str, n: int, k: int, gm: int, dtype: str = "fp16") -> float:
+        suffix = f"_gm{gm}" if gm > 1 else ""
+        name = MERGED.format(d=direction, n=n, k=k, gm=suffix).replace("fp16", dtype)
+        return features(problem, direction, dtype, name)["merged_group_pairing"]
+
+    cg32 = ConvProblem(N=4, C=256, K=256, G=8, Hi=14, Wi=14, Y=3, X=3, pad_h=1, pad_w=1)
+    # C/G = K/G = 32 on a 64x64 (N x K) tile: two groups side by side fill it exactly (diagonal blocks).
+    assert pairing(cg32, "fwd", 64, 64, 2) == 1
+    # Four groups need a 128-wide tile: gathered block-diagonally on a 64-wide one.
+    assert pairing(cg32, "fwd", 64, 64, 4) == 0
+    # C/G = K/G = 8, G = 4 on a 32x32 tile merging two: each merged block pairs two groups (2 * 8 * 2 = 32).
+    cg8 = ConvProblem(N=4, C=32, K=32, G=4, Hi=14, Wi=14, Y=3, X=3, pad_h=1, pad_w=1)
+    assert pairing(cg8, "fwd", 32, 32, 2) == 2
+    # bwd_data swaps the roles: GEMM K runs over K/G, N over C/G.
+    skew = ConvProblem(N=4, C=128, K=256, G=8, Hi=14, Wi=14, Y=3, X=3, pad_h=1, pad_w=1)  # C/G 16, K/G 32
+    assert pairing(skew, "bwd_data", 32, 64, 2) == 1
+    assert pairing(skew, "fwd", 32, 64, 2) == 0
+    # No merged groups, no Hopper path (fp32), or bwd_weight: 0.
+    assert pairing(cg32, "fwd", 64, 64, 1) == 0
+    assert pairing(cg32, "fwd", 64, 64, 2, dtype="fp32") == 0
+    assert pairing(cg32, "bwd_weight", 64, 64, 2) == 0
+
+
+@pytest.mark.parametrize(
+    ("filt", "stride", "dilation", "zero"),
+    [(1, 2, 1, 0.75), (3, 2, 1, 0.0), (3, 2, 2, 0.75), (1, 1, 1, 0.0), (2, 3, 1, 1 - (2 / 3) ** 2)],
+)
+def test_bwd_data_zero_fraction_by_hand(filt, stride, dilation, zero):
+    p = ConvProblem(
+        N=2, C=64, K=64, Hi=24, Wi=24, Y=filt, X=filt,
+        stride_h=stride, stride_w=stride, dilation_h=dilation, dilation_w=dilation,
+    )  # fmt: skip
+    name = FWD_128.replace("fwd", "bwd_data")
+    assert features(p, "bwd_data", "fp16", name)["bwd_data_zero_fraction"] == pytest.approx(zero)
+    assert features(p, "fwd", "fp16", FWD_128)["bwd_data_zero_fraction"] == 0

@@ -3,10 +3,12 @@
 // the two vectors on the same inputs. Header-only, C++17, no CUDA.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <string_view>
 
 #include "tiledispatch/runtime/direction.hpp"
@@ -19,7 +21,7 @@ namespace tiledispatch::selection {
 // H100 SXM; the wave-quantisation features assume it, as the Python side does.
 constexpr int64_t kSmCount = 132;
 
-constexpr std::array<std::string_view, 84> kFeatureNames = {
+constexpr std::array<std::string_view, 86> kFeatureNames = {
     // problem
     "N", "C", "K", "G", "c_per_group", "k_per_group", "Di", "Hi", "Wi", "Z", "Y", "X", "stride_h", "stride_w",
     "stride_d", "pad_h", "pad_w", "pad_d", "dilation_h", "dilation_w", "Do", "Ho", "Wo", "ndim", "is_1x1", "is_3x3",
@@ -33,7 +35,8 @@ constexpr std::array<std::string_view, 84> kFeatureNames = {
     "split_image", "kernel_depthwise", "tile_mn", "smem_bytes", "split_k",
     // interaction
     "tiles_m", "tiles_n", "k_iterations", "log2_blocks", "waves", "wave_efficiency", "waste_m", "waste_n", "waste_k",
-    "tile_utilisation", "vector_a_fits", "vector_c_fits", "k_iterations_per_split", "accumulators_per_thread"};
+    "tile_utilisation", "vector_a_fits", "vector_c_fits", "k_iterations_per_split", "accumulators_per_thread",
+    "merged_group_pairing", "bwd_data_zero_fraction"};
 
 using FeatureVector = std::array<double, kFeatureNames.size()>;
 
@@ -43,6 +46,38 @@ inline double log2_or_zero(double value) { return value > 0 ? std::log2(value) :
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace detail
+
+// How a merged-group kernel (groups_to_merge GM > 1, fwd or bwd_data on the Hopper path: 16-bit types) runs
+// `p`: the factor P where P consecutive groups, run as one, have the per-group GEMM extents tile_k / GM and
+// tile_n / GM (1: diagonal blocks; 2, 4: paired groups), else 0 (gathered block-diagonally, with zero MACs).
+inline int64_t merged_group_pairing(const ConvProblem& p, ConvDirection direction, DataType dtype,
+                                    const KernelTraits& kernel) {
+  const int64_t gm = kernel.groups_to_merge;
+  const bool hopper = dtype == DataType::kFp16 || dtype == DataType::kBf16;
+  if (gm == 1 || !hopper || direction == ConvDirection::kBwdWeight) return 0;
+  const bool fwd = direction == ConvDirection::kFwd;
+  const int64_t along_k = fwd ? p.c_per_group() : p.k_per_group(), along_n = fwd ? p.k_per_group() : p.c_per_group();
+  for (const int64_t factor : {1, 2, 4}) {
+    if (along_k * factor * gm == kernel.tile_k && along_n * factor * gm == kernel.tile_n &&
+        p.G % (factor * gm) == 0) {
+      return factor;
+    }
+  }
+  return 0;
+}
+
+// bwd_data: the fraction of input pixels that no filter tap reaches at strides above 1 (zero gradient, rows
+// the implicit GEMM still computes), ignoring the edges: along one dimension the taps reach
+// min(filter, stride / gcd(dilation, stride)) of every stride positions. 0 in the other directions.
+inline double bwd_data_zero_fraction(const ConvProblem& p, ConvDirection direction) {
+  if (direction != ConvDirection::kBwdData) return 0.0;
+  double reached = 1.0;
+  for (int i = 0; i < 3; ++i) {
+    const int64_t hit = std::min(p.filter[i], p.stride[i] / std::gcd(p.dilation[i], p.stride[i]));
+    reached *= static_cast<double>(hit) / static_cast<double>(p.stride[i]);
+  }
+  return 1.0 - reached;
+}
 
 inline FeatureVector compute_features(const ConvProblem& p, ConvDirection direction, DataType dtype,
                                       const KernelTraits& kernel, int64_t split_k) {
@@ -86,7 +121,8 @@ inline FeatureVector compute_features(const ConvProblem& p, ConvDirection direct
       d(blocks) / d(ceil_div(blocks, kSmCount) * kSmCount),
       waste_m, waste_n, waste_k, (1.0 - waste_m) * (1.0 - waste_n) * (1.0 - waste_k),
       d(a_dim % kernel.vector_a == 0), d(c_dim % kernel.vector_c == 0),
-      d(ceil_div(k_iterations, split_k)), d(kernel.tile_m * kernel.tile_n) / d(kernel.block_threads())};
+      d(ceil_div(k_iterations, split_k)), d(kernel.tile_m * kernel.tile_n) / d(kernel.block_threads()),
+      d(merged_group_pairing(p, direction, dtype, kernel)), bwd_data_zero_fraction(p, direction)};
 }
 
 }  // namespace tiledispatch::selection
