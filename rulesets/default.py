@@ -7,7 +7,8 @@ it), backward on compv3 and mem, and two-stage on and off where the direction ha
 ``generators.validity.two_stage_runs_direction``). fp16 and bf16 add ping-pong (num_wave_groups 2) twins of
 the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopper path
 (``MERGED_GROUP_TILES``), bwd_weight four 16- and 32-row tiles it runs transposed
-(``TRANSPOSED_BWD_WEIGHT_TILES``). The backward directions add their depthwise direct kernels (2D): filters
+(``TRANSPOSED_BWD_WEIGHT_TILES``) and four for C/G = 4 and 8 with merged groups or narrower vectors
+(``SMALL_CG_BWD_WEIGHT_TILES``). The backward directions add their depthwise direct kernels (2D): filters
 3, 5 and 7 x strides 1 and 2 on one shape per direction and dtype (``DEFAULT_DEPTHWISE_SHAPES``), six per
 request.
 
@@ -67,6 +68,19 @@ TRANSPOSED_BWD_WEIGHT_TILES = tuple(
         strict=True,
     )
 )
+# bwd_weight for grouped layers with C/G = 4 and 8 (ResNeXt 32x4d and 32x8d, RegNetX-8), which CK's default
+# vectors (4, 8, 8) leave without a kernel (C/G = 4) or on 16-row tiles that K/G fills a quarter or half of:
+# merged groups fill the tile's rows (gm x K/G = tile_m) and give the activations 16 contiguous channels, so
+# the vectors stay wide; the weights' run is C/G, hence vector_c 4 for C/G = 4. (tile, waves, gm, vectors):
+# gm 2 at C/G = K/G = 8, gm 8 (or 4 where G is not a multiple of 8) at 4, and 4-wide vectors without merging
+# for any C/G that is a multiple of 4. On the H100 they take C/G = 8 from 0.32 to 0.42 of cuDNN and C/G = 4
+# from no kernel to 0.54 (docs/performance.md, session 9).
+SMALL_CG_BWD_WEIGHT_TILES = (
+    (space.parse_tiles("16x64x64")[0], (1, 2, 1), 2, space.vector_strategy("UNIFORM_MAX")),  # 8, 8, 8
+    (space.parse_tiles("32x64x64")[0], (1, 2, 1), 8, space.vector_strategy("MAX_AB_HALF_C")),  # 8, 8, 4
+    (space.parse_tiles("16x64x64")[0], (1, 2, 1), 4, space.vector_strategy("MAX_AB_HALF_C")),
+    (space.parse_tiles("16x64x64")[0], (1, 2, 1), 1, space.vector_strategy("HALF_UNIFORM")),  # 4, 4, 4
+)
 PREFERRED_WAVES = ((2, 2, 1), (2, 1, 1), (1, 2, 1), (1, 1, 1))
 DEFAULT_PIPELINES = {
     Direction.FWD: (PipelineChoice(Pipeline.COMPV3), PipelineChoice(Pipeline.COMPV4)),
@@ -95,16 +109,19 @@ def default_configs(
     merged = MERGED_GROUP_TILES if dtype in hopper.DTYPES and direction in MERGED_GROUP_DIRECTIONS else ()
     hopper_bwd_weight = dtype in hopper.DTYPES and direction == Direction.BWD_WEIGHT
     transposed = TRANSPOSED_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
+    small_cg = SMALL_CG_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
+    base = space.BASE_VECTOR
     variants = (
-        [(tile, 1, 1, PREFERRED_WAVES) for tile in COMMON_TILES]
-        + [(tile, 1, 1, (waves,)) for tile, waves in transposed]
-        + [(tile, 2, 1, (PING_PONG_WAVES,)) for tile in ping_pong]
+        [(tile, 1, 1, PREFERRED_WAVES, base) for tile in COMMON_TILES]
+        + [(tile, 1, 1, (waves,), base) for tile, waves in transposed]
+        + [(tile, 2, 1, (PING_PONG_WAVES,), base) for tile in ping_pong]
         + [
-            (tile, wave_groups, gm, (PING_PONG_WAVES,) if wave_groups == 2 else PREFERRED_WAVES)
+            (tile, wave_groups, gm, (PING_PONG_WAVES,) if wave_groups == 2 else PREFERRED_WAVES, base)
             for tile, gm, wave_groups in merged
         ]
+        + [(tile, 1, gm, (waves,), vector) for tile, waves, gm, vector in small_cg]
     )
-    for tile, wave_groups, groups_to_merge, preferred in variants:
+    for tile, wave_groups, groups_to_merge, preferred, vector in variants:
         choices = dict(wave_warp_choices(tile, dtype, convention))
         waves = next((w for w in preferred if w in choices), None)
         if waves is None:
@@ -118,7 +135,7 @@ def default_configs(
                     tile,
                     (waves, choices[waves]),
                     choice,
-                    space.BASE_VECTOR,
+                    vector,
                     two_stage=two_stage,
                     num_wave_groups=wave_groups,
                     num_groups_to_merge=groups_to_merge,

@@ -79,6 +79,13 @@ VECTOR_STRATEGIES = (
     VectorStrategy("GENERIC", (0, 0, 0)),
 )
 BASE_VECTOR = VECTOR_STRATEGIES[0]
+
+
+def vector_strategy(name: str) -> VectorStrategy:
+    """The strategy of VECTOR_STRATEGIES called ``name``."""
+    return next(v for v in VECTOR_STRATEGIES if v.name == name)
+
+
 MAX_VECTOR_WIDTH: MappingProxyType[DataType, int] = MappingProxyType(
     {DataType.FP16: 8, DataType.BF16: 8, DataType.FP32: 4}
 )
