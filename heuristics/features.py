@@ -121,14 +121,19 @@ def _ceil_div(a: int, b: int) -> int:
 def merged_group_pairing(
     problem: ConvProblem, direction: Direction, dtype: DataType, kernel: KernelTraits
 ) -> int:
-    """How a merged-group kernel (groups_to_merge GM > 1, fwd or bwd_data on the Hopper path) runs `problem`:
+    """How a merged-group kernel (groups_to_merge GM > 1) runs `problem`. fwd and bwd_data on the Hopper path:
     the factor P where P consecutive groups, run as one, have the per-group GEMM extents tile_k / GM and
     tile_n / GM (1: diagonal blocks; 2, 4: paired groups), else 0 (gathered block-diagonally, with zero MACs;
-    docs/pipelines.md, "merged groups"). A kernel that merges no groups scores 0 too."""
+    docs/pipelines.md, "merged groups"). bwd_weight: 1 where the merged groups' K/G rows fill tile_m exactly,
+    else 0 (rows left empty, or groups spread over several tiles). A kernel that merges no groups scores 0."""
     gm = kernel.groups_to_merge
-    if gm == 1 or dtype not in hopper.DTYPES or direction not in (Direction.FWD, Direction.BWD_DATA):
-        return 0
     cg, kg = problem.C // problem.G, problem.K // problem.G
+    if gm == 1 or problem.G % gm != 0:
+        return 0
+    if direction is Direction.BWD_WEIGHT:
+        return int(gm * kg == kernel.tile_m)
+    if dtype not in hopper.DTYPES:
+        return 0
     along_k, along_n = (cg, kg) if direction is Direction.FWD else (kg, cg)
     for factor in _PAIRING_FACTORS:
         if (

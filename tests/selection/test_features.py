@@ -86,13 +86,19 @@ def test_backward_gemm_views_padding_and_split_k():
     assert SM_COUNT == 132
 
 
-MERGED = "grouped_conv_{d}_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128x{n}x{k}_2x2x1_32x32x16{gm}"
+MERGED = "grouped_conv_{d}_fp16_nhwgc_2d_compv3_cshuffle_intrawave_{m}x{n}x{k}_{waves}_{warp}{gm}"
 
 
 def test_merged_group_pairing_by_hand():
-    def pairing(problem: ConvProblem, direction: str, n: int, k: int, gm: int, dtype: str = "fp16") -> float:
+    def pairing(
+        problem: ConvProblem, direction: str, n: int, k: int, gm: int, dtype: str = "fp16", tile_m: int = 128
+    ) -> float:
         suffix = f"_gm{gm}" if gm > 1 else ""
-        name = MERGED.format(d=direction, n=n, k=k, gm=suffix).replace("fp16", dtype)
+        waves, warp = {128: ("2x2x1", "32x32x16"), 32: ("1x2x1", "32x32x16"), 16: ("1x2x1", "16x16x32")}[
+            tile_m
+        ]
+        name = MERGED.format(d=direction, m=tile_m, n=n, k=k, waves=waves, warp=warp, gm=suffix)
+        name = name.replace("fp16", dtype)
         return features(problem, direction, dtype, name)["merged_group_pairing"]
 
     cg32 = ConvProblem(N=4, C=256, K=256, G=8, Hi=14, Wi=14, Y=3, X=3, pad_h=1, pad_w=1)
@@ -107,10 +113,16 @@ def test_merged_group_pairing_by_hand():
     skew = ConvProblem(N=4, C=128, K=256, G=8, Hi=14, Wi=14, Y=3, X=3, pad_h=1, pad_w=1)  # C/G 16, K/G 32
     assert pairing(skew, "bwd_data", 32, 64, 2) == 1
     assert pairing(skew, "fwd", 32, 64, 2) == 0
-    # No merged groups, no Hopper path (fp32), or bwd_weight: 0.
+    # No merged groups, or no Hopper path (fp32): 0.
     assert pairing(cg32, "fwd", 64, 64, 1) == 0
     assert pairing(cg32, "fwd", 64, 64, 2, dtype="fp32") == 0
-    assert pairing(cg32, "bwd_weight", 64, 64, 2) == 0
+    # bwd_weight: 1 where gm x K/G fills tile_m (16 rows: two groups of K/G 8, not four; four of K/G 4).
+    assert pairing(cg8, "bwd_weight", 64, 64, 2, tile_m=16) == 1
+    assert pairing(cg8, "bwd_weight", 64, 64, 4, tile_m=16) == 0
+    cg4 = ConvProblem(N=4, C=32, K=32, G=8, Hi=14, Wi=14, Y=3, X=3, pad_h=1, pad_w=1)
+    assert pairing(cg4, "bwd_weight", 64, 64, 4, tile_m=16) == 1
+    assert pairing(cg4, "bwd_weight", 64, 64, 8, tile_m=32) == 1
+    assert pairing(cg32, "bwd_weight", 64, 64, 2, tile_m=16) == 0
 
 
 @pytest.mark.parametrize(
