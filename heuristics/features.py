@@ -127,9 +127,9 @@ def merged_group_pairing(
     docs/pipelines.md, "merged groups"). bwd_weight: 1 where the merged groups' K/G rows fill tile_m exactly,
     else 0 (rows left empty, or groups spread over several tiles). A kernel that merges no groups scores 0."""
     gm = kernel.groups_to_merge
-    cg, kg = problem.C // problem.G, problem.K // problem.G
     if gm == 1 or problem.G % gm != 0:
         return 0
+    cg, kg = problem.C // problem.G, problem.K // problem.G
     if direction is Direction.BWD_WEIGHT:
         return int(gm * kg == kernel.tile_m)
     if dtype not in hopper.DTYPES:

@@ -18,8 +18,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from heuristics.batch_runner import BatchOutcome, FatalSweepError, run_batch
 from heuristics.sweep_plan import Batch, SweepConfig, jobs, plan_batches
@@ -42,11 +43,22 @@ class SweepSummary(BaseModel):
     devices: tuple[str, ...]
     backend: str
     # A resumed sweep runs in slices that share one output: these count every slice that wrote to it (as
-    # far as its .meta.json records them), this one included. Older records parse as one run.
+    # far as its .meta.json records them), this one included.
     runs: int = 1
-    rows_all_runs: int = 0
-    wall_s_all_runs: float = 0.0
-    gpu_s_all_runs: float = 0.0
+    rows_all_runs: int
+    wall_s_all_runs: float
+    gpu_s_all_runs: float
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_run_totals(cls, data: Any) -> Any:
+        """A record without totals (written before they existed) is one run: its totals are its own counts."""
+        if isinstance(data, dict):
+            data = dict(data)
+            for total, own in (("rows_all_runs", "rows_written"), ("wall_s_all_runs", "wall_s"),
+                               ("gpu_s_all_runs", "gpu_s")):  # fmt: skip
+                data.setdefault(total, data.get(own))
+        return data
 
 
 def visible_gpus() -> tuple[str, ...]:
@@ -215,9 +227,9 @@ def run_sweep(
         devices=tuple(sorted(d for d in seen_devices if d)),
         backend=backend,
         runs=1 + (before.runs if before else 0),
-        rows_all_runs=rows_written + (max(before.rows_all_runs, before.rows_written) if before else 0),
-        wall_s_all_runs=wall_s + (max(before.wall_s_all_runs, before.wall_s) if before else 0.0),
-        gpu_s_all_runs=gpu_s + (max(before.gpu_s_all_runs, before.gpu_s) if before else 0.0),
+        rows_all_runs=rows_written + (before.rows_all_runs if before else 0),
+        wall_s_all_runs=wall_s + (before.wall_s_all_runs if before else 0.0),
+        gpu_s_all_runs=gpu_s + (before.gpu_s_all_runs if before else 0.0),
     )
     meta.write_text(json.dumps(summary.model_dump(), indent=1) + "\n", encoding="utf-8")
     return summary
