@@ -7,8 +7,9 @@
 // every run at k_batch > 1 is repeated and must give the same bits. Each line says which mapping ran
 // ("transposed" where the configuration's Sm90Config::kTransposed holds, which must be exactly where tile_m is
 // not a multiple of 64 and tile_n is, on the Hopper path; "first generation" where such a configuration falls
-// back, ImplicitGemmInstance::runs_first_generation).
-// Last line: "<n> checked, <t> transposed, <g> first generation, <b> bit-identical reruns, <f> failures".
+// back, ImplicitGemmInstance::runs_first_generation; "direct" where a merged-group configuration runs the
+// direct kernel, ImplicitGemmInstance::runs_merged_direct).
+// Last line: "<n> checked, <t> transposed, <g> first generation, <d> direct, <b> bit-identical reruns, <f> failures".
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -42,13 +43,14 @@ struct Entry {
   std::unique_ptr<GroupedConvInstance> instance;
   bool hopper, transposed, expected_transposed;
   bool (*runs_first_generation)(const ConvProblem&);  // C/G that the transposed kernel would gather
+  bool (*runs_merged_direct)(const ConvProblem&);
 };
 template <class Instance>
 Entry entry() {
   using Sm90 = typename Instance::Sm90;
   constexpr bool kExpected = Sm90::kTileM % 64 != 0 && Sm90::kTileN % 64 == 0;
   return {std::make_unique<Instance>(), Sm90::kBuildable, Sm90::kTransposed, kExpected,
-          &Instance::runs_first_generation};
+          &Instance::runs_first_generation, &Instance::runs_merged_direct};
 }
 
 struct Case {
@@ -96,7 +98,7 @@ int main() {
       {"8/8 G=16 stride 2 odd 17x11 (first generation)", conv2d(16, 1, 128, 128, 17, 11, 3, 2, 1, 1)},
   };
   const int sms = sm_count();
-  int checked = 0, transposed = 0, first_generation = 0, reruns = 0, failures = 0;
+  int checked = 0, transposed = 0, first_generation = 0, direct = 0, reruns = 0, failures = 0;
   uint32_t seed = 7;
   for (const Entry& e : list) {
     const GroupedConvInstance& inst = *e.instance;
@@ -112,8 +114,11 @@ int main() {
     for (const Case& c : cases) {
       const ConvProblem& p = c.problem;
       if (!inst.is_supported(p)) continue;
-      const bool fallback = e.runs_first_generation(p);
-      const char* mapping = fallback ? "first generation" : e.transposed ? "transposed" : "untransposed";
+      const bool fallback = e.runs_first_generation(p), on_direct = e.runs_merged_direct(p);
+      const char* mapping = on_direct      ? "direct"
+                            : fallback     ? "first generation"
+                            : e.transposed ? "transposed"
+                                           : "untransposed";
       const int e_bytes = element_bytes(dt);
       const int64_t in_n = p.input_elements(), wei_n = p.weight_elements(), out_n = p.output_elements();
       std::vector<int> k_batches = {1, 3, 16};
@@ -177,11 +182,12 @@ int main() {
                     k_batch, err, failure.empty() ? "" : " | ", failure.c_str());
       }
       checked += int(k_batches.size());
-      transposed += e.transposed && !fallback ? int(k_batches.size()) : 0;
+      transposed += e.transposed && !fallback && !on_direct ? int(k_batches.size()) : 0;
+      direct += on_direct ? int(k_batches.size()) : 0;
       first_generation += fallback ? int(k_batches.size()) : 0;
     }
   }
-  std::printf("%d checked, %d transposed, %d first generation, %d bit-identical reruns, %d failures\n", checked,
-              transposed, first_generation, reruns, failures);
+  std::printf("%d checked, %d transposed, %d first generation, %d direct, %d bit-identical reruns, %d failures\n",
+              checked, transposed, first_generation, direct, reruns, failures);
   return failures == 0 ? 0 : 1;
 }

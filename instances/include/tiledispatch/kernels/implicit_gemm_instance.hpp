@@ -18,6 +18,7 @@
 #include "tiledispatch/kernels/implicit_gemm_kernel.cuh"
 #include "tiledispatch/kernels/implicit_gemm_streamk.cuh"
 #include "tiledispatch/kernels/instance_string.hpp"
+#include "tiledispatch/kernels/merged_group_bwd_weight.cuh"
 #include "tiledispatch/kernels/sm90/kernel.cuh"
 #include "tiledispatch/runtime/check.hpp"
 #include "tiledispatch/runtime/instance.hpp"
@@ -128,6 +129,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   // generations build compile the second kernel.
   static constexpr bool kFirstGenerationFallback = Sm90::kBuildable && Sm90::kTransposed && Config::kImplemented;
   static bool runs_first_generation(const ConvProblem& p) {
+    if (runs_merged_direct(p)) return false;
     if constexpr (!Sm90::kBuildable) {
       return true;
     } else if constexpr (kFirstGenerationFallback) {
@@ -137,7 +139,34 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
   }
 
+  // Merged-group bwd_weight by the direct kernel (merged_group_bwd_weight.cuh): a 16-bit configuration whose
+  // num_groups_to_merge x K/G is its tile_m (a CTA owns its merged groups' whole gradient), where the plan fits
+  // (channel runs of the merged groups a multiple of 8, the stages in shared memory). tile_k is the pixel tile
+  // of a step, the waves the CTA's warps, the pipeline's stages (2 to 4) the copy stages. Elsewhere the
+  // configuration runs its implicit GEMM.
+  static constexpr bool kMergedDirect = Traits::kDirection == ConvDirection::kBwdWeight &&
+                                        Traits::kNumGroupsToMerge > 1 && !Traits::kStreamK &&
+                                        Traits::kDataType != DataType::kFp32 && Traits::kTileK % 16 == 0;
+  static constexpr int kDirectStages = std::min(std::max(Config::kStages, 2), 4);
+  static bool merged_direct_plan(const ConvProblem& p, int k_batch, kernels::MergedGroupBwdWeightPlan& plan) {
+    if constexpr (!kMergedDirect) {
+      return false;
+    } else {
+      if (p.ndim_spatial != Traits::kNDimSpatial || p.K / p.G * Traits::kNumGroupsToMerge != Traits::kTileM) {
+        return false;
+      }
+      return kernels::make_merged_group_bwd_weight_plan(p, Traits::kNumGroupsToMerge, Config::kThreads / 32,
+                                                        kDirectStages, Traits::kTileK, Config::kSmemLimitBytes,
+                                                        k_batch, plan);
+    }
+  }
+  static bool runs_merged_direct(const ConvProblem& p) {
+    kernels::MergedGroupBwdWeightPlan plan;
+    return merged_direct_plan(p, 1, plan);
+  }
+
   size_t workspace_bytes(const ConvProblem& p, int k_batch) const override {
+    if (runs_merged_direct(p)) return splits_to_workspace(k_batch) ? split_bytes(p, k_batch) : 0;
     if (Traits::kDirection != ConvDirection::kBwdWeight) {
       const int factor = pairing(p);  // the expanded weights
       return factor > 1 ? size_t(kernels::paired_weight_elements(p, factor)) * Config::kElemBytes : 0;
@@ -162,6 +191,10 @@ class ImplicitGemmInstance : public GroupedConvInstance {
 
   std::vector<int> split_k_candidates(const ConvProblem& p, int sms) const override {
     if (Traits::kDirection != ConvDirection::kBwdWeight || Traits::kStreamK) return {1};
+    if (kernels::MergedGroupBwdWeightPlan plan; merged_direct_plan(p, 1, plan)) {
+      const int64_t ctas = (p.G / Traits::kNumGroupsToMerge) * ceil_div(plan.items, Config::kThreads / 32);
+      return auto_split_k(ctas, p.N * p.output_spatial(), sms);
+    }
     const auto shape = kernels::make_conv_shape<int64_t>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
     const int64_t tiles = ceil_div(shape.gemm_m, Traits::kTileM) * ceil_div(shape.gemm_n, Traits::kTileN) *
                           (p.G / Traits::kNumGroupsToMerge);
@@ -199,6 +232,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       return cudaErrorNotSupported;
     } else {
       if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
+      if (kernels::MergedGroupBwdWeightPlan plan; merged_direct_plan(p, args.k_batch, plan)) {
+        return run_merged_direct(p, args, plan);
+      }
       if (const int factor = pairing(p); factor > 1) {
         TD_RETURN_IF_CUDA_ERROR(kernels::expand_paired_weights<typename Config::ElementGlobal>(
             p, factor, args.weight, args.workspace, args.stream));
@@ -260,6 +296,36 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
     }
     return cudaSuccess;
+  }
+
+  cudaError_t run_merged_direct(const ConvProblem& p, const ConvArgs& args,
+                                const kernels::MergedGroupBwdWeightPlan& plan) const {
+    if constexpr (!kMergedDirect) {
+      return cudaErrorNotSupported;
+    } else {
+      using Element = typename Config::ElementGlobal;
+      using Mma = typename kernels::MmaOp<Traits::kDataType, 16>::type;
+      auto* kernel =
+          &kernels::merged_group_bwd_weight_kernel<Element, Mma, Config::kThreads, kDirectStages, Traits::kTileK>;
+      TD_RETURN_IF_CUDA_ERROR(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.smem_bytes)));
+      const bool to_workspace = splits_to_workspace(args.k_batch);
+      constexpr int kWarps = Config::kThreads / 32;
+      const dim3 grid(unsigned(plan.k_batch), unsigned(ceil_div(plan.items, kWarps)),
+                      unsigned(p.G / Traits::kNumGroupsToMerge));
+      kernel<<<grid, Config::kThreads, plan.smem_bytes, args.stream>>>(
+          plan, static_cast<const Element*>(args.input), static_cast<const Element*>(args.output),
+          static_cast<Element*>(args.weight), to_workspace ? static_cast<float*>(args.workspace) : nullptr);
+      TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
+      if (to_workspace) {
+        const int64_t count = p.weight_elements();
+        const int blocks = int(std::min<int64_t>(ceil_div(count, int64_t(256)), 65535));
+        kernels::reduce_partials_kernel<Element><<<blocks, 256, 0, args.stream>>>(
+            static_cast<const float*>(args.workspace), static_cast<Element*>(args.weight), count, plan.k_batch);
+        TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
+      }
+      return cudaSuccess;
+    }
   }
 
   cudaError_t launch_first_generation(const ConvProblem& p, const ConvArgs& args,
@@ -514,6 +580,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
   }
   static bool uses_workspace(const ConvProblem& p, int k_batch) {
+    if (runs_merged_direct(p)) return splits_to_workspace(k_batch);
     return splits_to_workspace(k_batch) || folds(p) || pairing(p) > 1;
   }
   static cudaError_t device_sms(int& sms) {
