@@ -7,10 +7,10 @@ it), backward on compv3 and mem, and two-stage on and off where the direction ha
 ``generators.validity.two_stage_runs_direction``). fp16 and bf16 add ping-pong (num_wave_groups 2) twins of
 the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopper path
 (``MERGED_GROUP_TILES``), bwd_weight four 16- and 32-row tiles it runs transposed
-(``TRANSPOSED_BWD_WEIGHT_TILES``) and four for C/G = 4 and 8 with merged groups or narrower vectors
-(``SMALL_CG_BWD_WEIGHT_TILES``). The backward directions add their depthwise direct kernels (2D): filters
-3, 5 and 7 x strides 1 and 2 on one shape per direction and dtype (``DEFAULT_DEPTHWISE_SHAPES``), six per
-request.
+(``TRANSPOSED_BWD_WEIGHT_TILES``) and seven for small C/G, six of them merged groups that run the direct
+merged-group kernel where gm x K/G = tile_m (``SMALL_CG_BWD_WEIGHT_TILES``). The backward directions add
+their depthwise direct kernels (2D): filters 3, 5 and 7 x strides 1 and 2 on one shape per direction and
+dtype (``DEFAULT_DEPTHWISE_SHAPES``), six per request.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
@@ -74,12 +74,18 @@ TRANSPOSED_BWD_WEIGHT_TILES = tuple(
 # the vectors stay wide; the weights' run is C/G, hence vector_c 4 for C/G = 4. (tile, waves, gm, vectors):
 # gm 2 at C/G = K/G = 8, gm 8 (or 4 where G is not a multiple of 8) at 4, and 4-wide vectors without merging
 # for any C/G that is a multiple of 4. On the H100 they take C/G = 8 from 0.32 to 0.42 of cuDNN and C/G = 4
-# from no kernel to 0.54 (docs/performance.md, session 9).
+# from no kernel to 0.54 (docs/performance.md, session 9). Since session 10 the merged ones (and three more
+# for C/G = K/G = 16 and 32: gm 2 on 32 and 64 rows, gm 4 on 64) run the direct merged-group kernel wherever
+# gm x K/G = tile_m: each CTA reads its pixel tile once for every tap (docs/pipelines.md, "merged groups,
+# bwd_weight").
 SMALL_CG_BWD_WEIGHT_TILES = (
     (space.parse_tiles("16x64x64")[0], (1, 2, 1), 2, space.vector_strategy("UNIFORM_MAX")),  # 8, 8, 8
     (space.parse_tiles("32x64x64")[0], (1, 2, 1), 8, space.vector_strategy("MAX_AB_HALF_C")),  # 8, 8, 4
     (space.parse_tiles("16x64x64")[0], (1, 2, 1), 4, space.vector_strategy("MAX_AB_HALF_C")),
     (space.parse_tiles("16x64x64")[0], (1, 2, 1), 1, space.vector_strategy("HALF_UNIFORM")),  # 4, 4, 4
+    (space.parse_tiles("32x64x64")[0], (1, 2, 1), 2, space.vector_strategy("UNIFORM_MAX")),  # K/G 16
+    (space.parse_tiles("64x64x64")[0], (2, 2, 1), 2, space.vector_strategy("UNIFORM_MAX")),  # K/G 32
+    (space.parse_tiles("64x64x64")[0], (1, 2, 1), 4, space.vector_strategy("UNIFORM_MAX")),  # K/G 16
 )
 PREFERRED_WAVES = ((2, 2, 1), (2, 1, 1), (1, 2, 1), (1, 1, 1))
 DEFAULT_PIPELINES = {
