@@ -3,7 +3,8 @@
 // sizes, stride 2, dilation 2, padding past the filter radius, rows wider than the pixel tile, C/G != K/G), at
 // k_batch 1, 3, 16 and the largest automatic split-K factor. Each run writes into a poisoned weight gradient
 // (and a poisoned workspace) and is compared with the reference; every run at k_batch > 1 is repeated and must
-// give the same bits. Each line says which kernel ran ("direct" or "implicit gemm"): direct must be taken
+// give the same bits, and no run may scale the result (|<got, ref> / <ref, ref> - 1| <= 1e-3: a bias of the
+// tensor cores' round-toward-zero accumulation would, on the long reduction). Each line says which kernel ran ("direct" or "implicit gemm"): direct must be taken
 // exactly where the test's own rule says (gm x K/G = tile_m, the merged channel runs multiples of 8).
 // Last line: "<n> checked, <d> direct, <b> bit-identical reruns, <f> failures".
 #include <algorithm>
@@ -94,6 +95,7 @@ int main() {
       {"3D 16/16 G=8 odd 3x5x7", conv3d(8, 2, 128, 128, 3, 5, 7, 3, 1, 1, 1)},
       {"3D 32/32 G=4 stride 2 odd 5x7x6", conv3d(4, 1, 128, 128, 5, 7, 6, 3, 2, 1, 1)},
       {"3D 8/8 G=8 odd 3x5x5", conv3d(8, 2, 64, 64, 3, 5, 5, 3, 1, 1, 1)},
+      {"long reduction 16/16 G=4 GEMM K 2^20", conv2d(4, 64, 64, 64, 128, 128, 3, 1, 1, 1)},
   };
   const int sms = sm_count();
   int checked = 0, direct = 0, reruns = 0, failures = 0;
@@ -145,7 +147,7 @@ int main() {
           if (launch == cudaSuccess) TD_CHECK_CUDA(cudaMemcpy(bits.data(), wei.ptr, wei.bytes, cudaMemcpyDeviceToHost));
           return launch;
         };
-        double err = INFINITY;
+        double err = INFINITY, scale = NAN;
         if (Support s = inst.check_args(p, args); !s) {
           failure += "check_args: " + s.reason;
         } else if (const cudaError_t status = run_once(first); status != cudaSuccess) {
@@ -156,6 +158,10 @@ int main() {
           double ref_norm = 0;
           err = check::relative_l2(got_host, ref_host, &ref_norm);
           if (!(err <= 1e-2) || ref_norm == 0) failure += (failure.empty() ? "" : "; ") + std::string("relative L2");
+          double dot = 0;
+          for (size_t i = 0; i < got_host.size(); ++i) dot += double(got_host[i]) * ref_host[i];
+          scale = dot / (ref_norm * ref_norm) - 1.0;
+          if (!(std::fabs(scale) <= 1e-3)) failure += (failure.empty() ? "" : "; ") + std::string("scaled result");
           if (k_batch > 1) {
             ++reruns;
             if (run_once(again) != cudaSuccess) {
@@ -166,9 +172,9 @@ int main() {
           }
         }
         failures += failure.empty() ? 0 : 1;
-        std::printf("%s %s | %s | %s | %s | k_batch %d | rel L2 %.2e%s%s\n", failure.empty() ? "PASS" : "FAIL",
-                    name.c_str(), runs_direct ? "direct" : "implicit gemm", c.what, p.to_string().c_str(), k_batch,
-                    err, failure.empty() ? "" : " | ", failure.c_str());
+        std::printf("%s %s | %s | %s | %s | k_batch %d | rel L2 %.2e | scale-1 %+.1e%s%s\n",
+                    failure.empty() ? "PASS" : "FAIL", name.c_str(), runs_direct ? "direct" : "implicit gemm", c.what,
+                    p.to_string().c_str(), k_batch, err, scale, failure.empty() ? "" : " | ", failure.c_str());
       }
       checked += int(k_batches.size());
       direct += runs_direct ? int(k_batches.size()) : 0;

@@ -42,6 +42,7 @@ def test_merged_group_bwd_weight(tmp_path: Path) -> None:
         "3D ",
         "stride 2",
         "wider than the tile",
+        "long reduction",
         "k_batch 1 ",
         "k_batch 16 ",
     ):

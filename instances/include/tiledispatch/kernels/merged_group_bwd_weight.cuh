@@ -97,22 +97,26 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
   // holds (at least one MMA chain); fewer rows where the stages would not fit the shared memory.
   const int pixel_bytes = 2 * (plan.dy_pitch + plan.x_pitch);
   const int tile_pixels_target = std::max(chain_pixels, MergedGroupBwdWeightPlan::kStageBytes / pixel_bytes);
-  plan.tile_w = std::min(plan.wo, tile_pixels_target);
-  for (int tile_h = std::min(plan.ho, std::max(1, tile_pixels_target / plan.tile_w)); tile_h >= 1; --tile_h) {
-    plan.tile_h = tile_h;
+  const auto shape_tile = [&](int tile_h, int tile_w) {
+    plan.tile_h = tile_h, plan.tile_w = tile_w;
     plan.halo_d = (plan.z - 1) * plan.dd + 1;
     plan.halo_h = (tile_h - 1) * plan.sh + (plan.y - 1) * plan.dh + 1;
-    plan.halo_w = (plan.tile_w - 1) * plan.sw + (plan.x - 1) * plan.dw + 1;
-    plan.pixels16 = (tile_h * plan.tile_w + 15) / 16 * 16;
+    plan.halo_w = (tile_w - 1) * plan.sw + (plan.x - 1) * plan.dw + 1;
+    plan.pixels16 = (tile_h * tile_w + 15) / 16 * 16;
     plan.stage_elems = plan.pixels16 * plan.dy_pitch + plan.halo_d * plan.halo_h * plan.halo_w * plan.x_pitch;
     // the stages, then the halo offset of each pixel of the tile (int32)
     plan.smem_bytes = size_t(stages) * size_t(plan.stage_elems) * 2 + size_t(plan.pixels16) * 4;
-    if (plan.smem_bytes <= smem_limit) break;
-    plan.tile_h = 0;
+    plan.steps_h = (plan.ho + tile_h - 1) / tile_h;
+    plan.steps_w = (plan.wo + tile_w - 1) / tile_w;
+    return plan.smem_bytes <= smem_limit;
+  };
+  const int tile_w = std::min(plan.wo, tile_pixels_target);
+  int tile_h = std::min(plan.ho, std::max(1, tile_pixels_target / tile_w));
+  while (!shape_tile(tile_h, tile_w)) {
+    if (--tile_h == 0) return false;
   }
-  if (plan.tile_h == 0) return false;
-  plan.steps_h = (plan.ho + plan.tile_h - 1) / plan.tile_h;
-  plan.steps_w = (plan.wo + plan.tile_w - 1) / plan.tile_w;
+  // The same number of steps with the rows and columns spread evenly: 28 rows by 7, not 9, 9, 9 and 1.
+  shape_tile((plan.ho + plan.steps_h - 1) / plan.steps_h, (plan.wo + plan.steps_w - 1) / plan.steps_w);
   plan.steps = plan.n * plan.do_ * plan.steps_h * plan.steps_w;  // at most N x Do x Ho x Wo
   plan.k_batch = std::max(k_batch, 1);
   plan.steps_per_split = (plan.steps + plan.k_batch - 1) / plan.k_batch;
