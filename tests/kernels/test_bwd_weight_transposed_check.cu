@@ -10,19 +10,14 @@
 // back, ImplicitGemmInstance::runs_first_generation; "direct" where a merged-group configuration runs the
 // direct kernel, ImplicitGemmInstance::runs_merged_direct).
 // Last line: "<n> checked, <t> transposed, <g> first generation, <d> direct, <b> bit-identical reruns, <f> failures".
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "../../bench/gpu_check/battery.hpp"
-#include "../../bench/gpu_check/check_tensors.cuh"
+#include "../../bench/gpu_check/bwd_weight_runs.cuh"
 #include "../../bench/gpu_check/hand_bwd_weight_transposed.hpp"
-#include "tiledispatch/reference/device.cuh"
 
 namespace tiledispatch::hand {
 // The untransposed mapping on the same problems (tile_m 64: wgmma's M is tile_m).
@@ -35,7 +30,6 @@ namespace {
 using namespace tiledispatch;
 using check::conv2d;
 using check::conv3d;
-using check::DeviceBuffer;
 
 // A hand instance with what its traits say about the mapping: the Hopper path builds it, and whether it
 // computes the tile transposed (from the configuration's own constant, checked against the rule).
@@ -58,12 +52,6 @@ struct Case {
   ConvProblem problem;
 };
 
-int sm_count() {
-  int device = 0, sms = 0;
-  TD_CHECK_CUDA(cudaGetDevice(&device));
-  TD_CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
-}
 }  // namespace
 
 int main() {
@@ -97,7 +85,7 @@ int main() {
       {"resnext_g32_28-like 8/8 G=32 odd 15x13 (first generation)", conv2d(32, 2, 256, 256, 15, 13, 3, 1, 1, 1)},
       {"8/8 G=16 stride 2 odd 17x11 (first generation)", conv2d(16, 1, 128, 128, 17, 11, 3, 2, 1, 1)},
   };
-  const int sms = sm_count();
+  const int sms = check::sm_count();
   int checked = 0, transposed = 0, first_generation = 0, direct = 0, reruns = 0, failures = 0;
   uint32_t seed = 7;
   for (const Entry& e : list) {
@@ -110,7 +98,6 @@ int main() {
                   int(e.transposed), int(e.expected_transposed));
       ++failures;
     }
-    const DataType dt = inst.signature().dtype;
     for (const Case& c : cases) {
       const ConvProblem& p = c.problem;
       if (!inst.is_supported(p)) continue;
@@ -119,72 +106,18 @@ int main() {
                             : fallback     ? "first generation"
                             : e.transposed ? "transposed"
                                            : "untransposed";
-      const int e_bytes = element_bytes(dt);
-      const int64_t in_n = p.input_elements(), wei_n = p.weight_elements(), out_n = p.output_elements();
-      std::vector<int> k_batches = {1, 3, 16};
-      const std::vector<int> automatic = inst.split_k_candidates(p, sms);
-      if (automatic.back() > 1) k_batches.push_back(automatic.back());
-      std::sort(k_batches.begin(), k_batches.end());
-      k_batches.erase(std::unique(k_batches.begin(), k_batches.end()), k_batches.end());
-      size_t workspace_bytes = 0;
-      for (int k : k_batches) workspace_bytes = std::max(workspace_bytes, inst.workspace_bytes(p, k));
-      DeviceBuffer in(size_t(in_n) * e_bytes), wei(size_t(wei_n) * e_bytes), out(size_t(out_n) * e_bytes);
-      DeviceBuffer work(workspace_bytes), ref(size_t(wei_n) * 4), got(size_t(wei_n) * 4);
-      check::fill(dt, in.ptr, in_n, seed++);
-      check::fill(dt, out.ptr, out_n, seed++);
-      ConvArgs args;
-      args.input = in.ptr, args.weight = wei.ptr, args.output = out.ptr;
-      args.workspace = work.ptr, args.workspace_bytes = work.bytes;
-      TD_CHECK_CUDA(reference::run(ConvDirection::kBwdWeight, dt, p, args, static_cast<float*>(ref.ptr)));
-      std::vector<float> ref_host(static_cast<size_t>(wei_n)), got_host(static_cast<size_t>(wei_n));
-      TD_CHECK_CUDA(cudaMemcpy(ref_host.data(), ref.ptr, ref.bytes, cudaMemcpyDeviceToHost));
-      std::vector<unsigned char> first(wei.bytes), again(wei.bytes);
-      for (int k_batch : k_batches) {
-        args.k_batch = k_batch;
-        std::string failure;
-        // Poisoned result and workspace (0xFF: NaN in every dtype): an element no split writes shows.
-        auto run_once = [&](std::vector<unsigned char>& bits) {
-          TD_CHECK_CUDA(cudaMemset(wei.ptr, 0xFF, wei.bytes));
-          TD_CHECK_CUDA(cudaMemset(work.ptr, 0xFF, work.bytes));
-          const cudaError_t launch = inst.run(p, args);
-          const cudaError_t sync = cudaDeviceSynchronize();
-          if (sync != cudaSuccess) {  // a sticky error: nothing after it can be trusted
-            std::printf("FAIL %s | %s | k_batch %d | %s (sticky error: stopping)\n", name.c_str(), c.what, k_batch,
-                        cudaGetErrorString(sync));
-            std::exit(1);
-          }
-          if (launch == cudaSuccess) TD_CHECK_CUDA(cudaMemcpy(bits.data(), wei.ptr, wei.bytes, cudaMemcpyDeviceToHost));
-          return launch;
-        };
-        double err = INFINITY;
-        if (Support s = inst.check_args(p, args); !s) {
-          failure = "check_args: " + s.reason;
-        } else if (const cudaError_t status = run_once(first); status != cudaSuccess) {
-          failure = std::string("run: ") + cudaGetErrorString(status);
-        } else {
-          check::widen(dt, wei.ptr, static_cast<float*>(got.ptr), wei_n);
-          TD_CHECK_CUDA(cudaMemcpy(got_host.data(), got.ptr, got.bytes, cudaMemcpyDeviceToHost));
-          double ref_norm = 0;
-          err = check::relative_l2(got_host, ref_host, &ref_norm);
-          if (!(err <= 1e-2) || ref_norm == 0) failure = "relative L2 above 1e-2";
-          if (k_batch > 1) {
-            ++reruns;
-            if (run_once(again) != cudaSuccess) {
-              failure += (failure.empty() ? "" : "; ") + std::string("rerun failed");
-            } else if (std::memcmp(first.data(), again.data(), first.size()) != 0) {
-              failure += (failure.empty() ? "" : "; ") + std::string("rerun differs (not bit-identical)");
-            }
-          }
-        }
-        failures += failure.empty() ? 0 : 1;
-        std::printf("%s %s | %s | %s | %s | k_batch %d | rel L2 %.2e%s%s\n", failure.empty() ? "PASS" : "FAIL",
-                    name.c_str(), mapping, c.what, p.to_string().c_str(),
-                    k_batch, err, failure.empty() ? "" : " | ", failure.c_str());
+      const auto runs = check::run_bwd_weight(inst, p, sms, seed, name + " | " + c.what);
+      for (const check::BwdWeightRun& run : runs) {
+        failures += run.failure.empty() ? 0 : 1;
+        reruns += run.rerun ? 1 : 0;
+        std::printf("%s %s | %s | %s | %s | k_batch %d | rel L2 %.2e%s%s\n", run.failure.empty() ? "PASS" : "FAIL",
+                    name.c_str(), mapping, c.what, p.to_string().c_str(), run.k_batch, run.rel_l2,
+                    run.failure.empty() ? "" : " | ", run.failure.c_str());
       }
-      checked += int(k_batches.size());
-      transposed += e.transposed && !fallback && !on_direct ? int(k_batches.size()) : 0;
-      direct += on_direct ? int(k_batches.size()) : 0;
-      first_generation += fallback ? int(k_batches.size()) : 0;
+      checked += int(runs.size());
+      transposed += e.transposed && !fallback && !on_direct ? int(runs.size()) : 0;
+      first_generation += fallback ? int(runs.size()) : 0;
+      direct += on_direct ? int(runs.size()) : 0;
     }
   }
   std::printf("%d checked, %d transposed, %d first generation, %d direct, %d bit-identical reruns, %d failures\n",

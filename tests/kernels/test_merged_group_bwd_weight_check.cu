@@ -1,25 +1,21 @@
 // GPU check of merged-group bwd_weight by the direct kernel (kernels/merged_group_bwd_weight.cuh): hand
 // configurations with num_groups_to_merge 2 to 8 on grouped problems with C/G and K/G of 4 to 32 (2D and 3D, odd
-// sizes, stride 2, dilation 2, padding past the filter radius, rows wider than the pixel tile, C/G != K/G), at
-// k_batch 1, 3, 16 and the largest automatic split-K factor. Each run writes into a poisoned weight gradient
-// (and a poisoned workspace) and is compared with the reference; every run at k_batch > 1 is repeated and must
-// give the same bits, and no run may scale the result (|<got, ref> / <ref, ref> - 1| <= 1e-3: a bias of the
-// tensor cores' round-toward-zero accumulation would, on the long reduction). Each line says which kernel ran ("direct" or "implicit gemm"): direct must be taken
+// sizes, stride 2, dilation 2, padding past the filter radius, rows wider than the pixel tile, C/G != K/G, a long
+// reduction), each run as bench/gpu_check/bwd_weight_runs.cuh does it (k_batch 1, 3, 16 and the largest
+// automatic factor, poisoned outputs, bit-identical reruns). No run may scale the result
+// (|<got, ref> / <ref, ref> - 1| <= 1e-3: a bias of the tensor cores' round-toward-zero accumulation would, on
+// the long reduction). Each line says which kernel ran ("direct" or "implicit gemm"): direct must be taken
 // exactly where the test's own rule says (gm x K/G = tile_m, the merged channel runs multiples of 8).
 // Last line: "<n> checked, <d> direct, <b> bit-identical reruns, <f> failures".
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "../../bench/gpu_check/battery.hpp"
-#include "../../bench/gpu_check/check_tensors.cuh"
+#include "../../bench/gpu_check/bwd_weight_runs.cuh"
 #include "../../bench/gpu_check/hand_traits.hpp"
-#include "tiledispatch/reference/device.cuh"
 
 namespace tiledispatch::hand {
 // clang-format off
@@ -39,7 +35,6 @@ namespace {
 using namespace tiledispatch;
 using check::conv2d;
 using check::conv3d;
-using check::DeviceBuffer;
 
 struct Entry {
   std::unique_ptr<GroupedConvInstance> instance;
@@ -58,12 +53,6 @@ struct Case {
   ConvProblem problem;
 };
 
-int sm_count() {
-  int device = 0, sms = 0;
-  TD_CHECK_CUDA(cudaGetDevice(&device));
-  TD_CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
-}
 }  // namespace
 
 int main() {
@@ -97,87 +86,34 @@ int main() {
       {"3D 8/8 G=8 odd 3x5x5", conv3d(8, 2, 64, 64, 3, 5, 5, 3, 1, 1, 1)},
       {"long reduction 16/16 G=4 GEMM K 2^20", conv2d(4, 64, 64, 64, 128, 128, 3, 1, 1, 1)},
   };
-  const int sms = sm_count();
+  const int sms = check::sm_count();
   int checked = 0, direct = 0, reruns = 0, failures = 0;
   uint32_t seed = 11;
   for (const Entry& e : list) {
     const GroupedConvInstance& inst = *e.instance;
     const std::string name(inst.name());
-    const DataType dt = inst.signature().dtype;
     for (const Case& c : cases) {
       const ConvProblem& p = c.problem;
       if (!inst.is_supported(p)) continue;
       const int64_t cg = p.C / p.G, kg = p.K / p.G;
       const bool expected = p.G % e.gm == 0 && kg * e.gm == e.tile_m && (cg * e.gm) % 8 == 0 && (kg * e.gm) % 8 == 0;
       const bool runs_direct = e.runs_merged_direct(p);
-      const int e_bytes = element_bytes(dt);
-      const int64_t in_n = p.input_elements(), wei_n = p.weight_elements(), out_n = p.output_elements();
-      std::vector<int> k_batches = {1, 3, 16};
-      const std::vector<int> automatic = inst.split_k_candidates(p, sms);
-      if (automatic.back() > 1) k_batches.push_back(automatic.back());
-      std::sort(k_batches.begin(), k_batches.end());
-      k_batches.erase(std::unique(k_batches.begin(), k_batches.end()), k_batches.end());
-      size_t workspace_bytes = 0;
-      for (int k : k_batches) workspace_bytes = std::max(workspace_bytes, inst.workspace_bytes(p, k));
-      DeviceBuffer in(size_t(in_n) * e_bytes), wei(size_t(wei_n) * e_bytes), out(size_t(out_n) * e_bytes);
-      DeviceBuffer work(std::max<size_t>(workspace_bytes, 16)), ref(size_t(wei_n) * 4), got(size_t(wei_n) * 4);
-      check::fill(dt, in.ptr, in_n, seed++);
-      check::fill(dt, out.ptr, out_n, seed++);
-      ConvArgs args;
-      args.input = in.ptr, args.weight = wei.ptr, args.output = out.ptr;
-      args.workspace = work.ptr, args.workspace_bytes = work.bytes;
-      TD_CHECK_CUDA(reference::run(ConvDirection::kBwdWeight, dt, p, args, static_cast<float*>(ref.ptr)));
-      std::vector<float> ref_host(static_cast<size_t>(wei_n)), got_host(static_cast<size_t>(wei_n));
-      TD_CHECK_CUDA(cudaMemcpy(ref_host.data(), ref.ptr, ref.bytes, cudaMemcpyDeviceToHost));
-      std::vector<unsigned char> first(wei.bytes), again(wei.bytes);
-      for (int k_batch : k_batches) {
-        args.k_batch = k_batch;
-        std::string failure = runs_direct == expected ? "" : "direct path taken against the rule";
-        // Poisoned result and workspace (0xFF: NaN in every dtype): an element no split writes shows.
-        auto run_once = [&](std::vector<unsigned char>& bits) {
-          TD_CHECK_CUDA(cudaMemset(wei.ptr, 0xFF, wei.bytes));
-          TD_CHECK_CUDA(cudaMemset(work.ptr, 0xFF, work.bytes));
-          const cudaError_t launch = inst.run(p, args);
-          const cudaError_t sync = cudaDeviceSynchronize();
-          if (sync != cudaSuccess) {  // a sticky error: nothing after it can be trusted
-            std::printf("FAIL %s | %s | k_batch %d | %s (sticky error: stopping)\n", name.c_str(), c.what, k_batch,
-                        cudaGetErrorString(sync));
-            std::exit(1);
-          }
-          if (launch == cudaSuccess) TD_CHECK_CUDA(cudaMemcpy(bits.data(), wei.ptr, wei.bytes, cudaMemcpyDeviceToHost));
-          return launch;
+      const auto runs = check::run_bwd_weight(inst, p, sms, seed, name + " | " + c.what);
+      for (check::BwdWeightRun run : runs) {
+        const auto fail = [&run](const char* why) {
+          run.failure += (run.failure.empty() ? "" : "; ") + std::string(why);
         };
-        double err = INFINITY, scale = NAN;
-        if (Support s = inst.check_args(p, args); !s) {
-          failure += "check_args: " + s.reason;
-        } else if (const cudaError_t status = run_once(first); status != cudaSuccess) {
-          failure += std::string("run: ") + cudaGetErrorString(status);
-        } else {
-          check::widen(dt, wei.ptr, static_cast<float*>(got.ptr), wei_n);
-          TD_CHECK_CUDA(cudaMemcpy(got_host.data(), got.ptr, got.bytes, cudaMemcpyDeviceToHost));
-          double ref_norm = 0;
-          err = check::relative_l2(got_host, ref_host, &ref_norm);
-          if (!(err <= 1e-2) || ref_norm == 0) failure += (failure.empty() ? "" : "; ") + std::string("relative L2");
-          double dot = 0;
-          for (size_t i = 0; i < got_host.size(); ++i) dot += double(got_host[i]) * ref_host[i];
-          scale = dot / (ref_norm * ref_norm) - 1.0;
-          if (!(std::fabs(scale) <= 1e-3)) failure += (failure.empty() ? "" : "; ") + std::string("scaled result");
-          if (k_batch > 1) {
-            ++reruns;
-            if (run_once(again) != cudaSuccess) {
-              failure += (failure.empty() ? "" : "; ") + std::string("rerun failed");
-            } else if (std::memcmp(first.data(), again.data(), first.size()) != 0) {
-              failure += (failure.empty() ? "" : "; ") + std::string("rerun differs (not bit-identical)");
-            }
-          }
-        }
-        failures += failure.empty() ? 0 : 1;
+        if (runs_direct != expected) fail("direct path taken against the rule");
+        if (!(std::fabs(run.scale) <= 1e-3)) fail("scaled result");
+        failures += run.failure.empty() ? 0 : 1;
+        reruns += run.rerun ? 1 : 0;
         std::printf("%s %s | %s | %s | %s | k_batch %d | rel L2 %.2e | scale-1 %+.1e%s%s\n",
-                    failure.empty() ? "PASS" : "FAIL", name.c_str(), runs_direct ? "direct" : "implicit gemm", c.what,
-                    p.to_string().c_str(), k_batch, err, scale, failure.empty() ? "" : " | ", failure.c_str());
+                    run.failure.empty() ? "PASS" : "FAIL", name.c_str(), runs_direct ? "direct" : "implicit gemm",
+                    c.what, p.to_string().c_str(), run.k_batch, run.rel_l2, run.scale,
+                    run.failure.empty() ? "" : " | ", run.failure.c_str());
       }
-      checked += int(k_batches.size());
-      direct += runs_direct ? int(k_batches.size()) : 0;
+      checked += int(runs.size());
+      direct += runs_direct ? int(runs.size()) : 0;
     }
   }
   std::printf("%d checked, %d direct, %d bit-identical reruns, %d failures\n", checked, direct, reruns, failures);

@@ -141,8 +141,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
 
   // Merged-group bwd_weight by the direct kernel (merged_group_bwd_weight.cuh): a 16-bit configuration whose
   // num_groups_to_merge x K/G is its tile_m (a CTA owns its merged groups' whole gradient), where the plan fits
-  // (channel runs of the merged groups a multiple of 8, the stages in shared memory). tile_k is the pixel tile
-  // of a step, the waves the CTA's warps, the pipeline's stages (2 to 4) the copy stages. Elsewhere the
+  // (channel runs of the merged groups a multiple of 8, the stages in shared memory). tile_k is the MMA chain
+  // (pixels per fold), the waves the CTA's warps, the pipeline's stages (2 to 4) the copy stages. Elsewhere the
   // configuration runs its implicit GEMM.
   static constexpr bool kMergedDirect = Traits::kDirection == ConvDirection::kBwdWeight &&
                                         Traits::kNumGroupsToMerge > 1 && !Traits::kStreamK &&
@@ -287,15 +287,17 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     } else {
       TD_RETURN_IF_CUDA_ERROR(launch_sm90(p, args, params));
     }
-    if (to_workspace) {
-      using Element = typename Config::ElementGlobal;
-      const int64_t count = p.weight_elements();
-      const int blocks = int(std::min<int64_t>(ceil_div(count, int64_t(256)), 65535));
-      kernels::reduce_partials_kernel<Element><<<blocks, 256, 0, args.stream>>>(
-          static_cast<const float*>(args.workspace), static_cast<Element*>(args.weight), count, k_batch);
-      TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
-    }
-    return cudaSuccess;
+    return to_workspace ? reduce_splits(p, args) : cudaSuccess;
+  }
+
+  // The weight gradient from the k_batch fp32 slices in the workspace, summed in a fixed order.
+  static cudaError_t reduce_splits(const ConvProblem& p, const ConvArgs& args) {
+    using Element = typename Config::ElementGlobal;
+    const int64_t count = p.weight_elements();
+    const int blocks = int(std::min<int64_t>(ceil_div(count, int64_t(256)), 65535));
+    kernels::reduce_partials_kernel<Element><<<blocks, 256, 0, args.stream>>>(
+        static_cast<const float*>(args.workspace), static_cast<Element*>(args.weight), count, args.k_batch);
+    return cudaGetLastError();
   }
 
   cudaError_t run_merged_direct(const ConvProblem& p, const ConvArgs& args,
@@ -317,14 +319,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
           plan, static_cast<const Element*>(args.input), static_cast<const Element*>(args.output),
           static_cast<Element*>(args.weight), to_workspace ? static_cast<float*>(args.workspace) : nullptr);
       TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
-      if (to_workspace) {
-        const int64_t count = p.weight_elements();
-        const int blocks = int(std::min<int64_t>(ceil_div(count, int64_t(256)), 65535));
-        kernels::reduce_partials_kernel<Element><<<blocks, 256, 0, args.stream>>>(
-            static_cast<const float*>(args.workspace), static_cast<Element*>(args.weight), count, plan.k_batch);
-        TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
-      }
-      return cudaSuccess;
+      return to_workspace ? reduce_splits(p, args) : cudaSuccess;
     }
   }
 

@@ -6,7 +6,7 @@
 //   gmem dY --(cp.async 16 B, zero fill)--> smem dY tile: P pixels x Kc channels (the CTA's groups)
 //   gmem X  --(cp.async 16 B, zero fill = padding)--> smem X halo: the input window of those P pixels, Cc channels
 //   per step and warp: dY^T fragments once (ldmatrix.trans), then per tap the shifted X window (ldmatrix.trans
-//   with one row address per pixel) and mma.sync m16n8k16 into per-step accumulators, added into fp32 sums
+//   with one row address per pixel) and mma.sync m16n8k16 into per-chain accumulators, added into fp32 sums
 //
 // A step is a tile of tile_h x tile_w output pixels of one (n, do), sized so that a stage holds about
 // kStageBytes (small stages leave the copies' latency exposed); a warp's work item is one 16 x 16 block of the
@@ -53,8 +53,9 @@ struct MergedGroupBwdWeightPlan {
 };
 
 // The plan of `p` for a CTA of `warps` warps and `stages` stages whose MMA chains are `chain_pixels` long (the
-// smallest pixel tile). False where the kernel cannot run it: channel runs of the merged groups not a multiple of 8 (16-byte
-// copies and ldmatrix rows), too many blocks, or no tile whose stages fit `smem_limit` bytes.
+// smallest pixel tile). False where the kernel cannot run it: channel runs of the merged groups not a multiple
+// of 8 (16-byte copies and ldmatrix rows), too many blocks, 2^31 pixels or more, or no tile whose stages fit
+// `smem_limit` bytes.
 inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int warps, int stages, int chain_pixels,
                                               size_t smem_limit, int k_batch, MergedGroupBwdWeightPlan& plan) {
   plan = MergedGroupBwdWeightPlan{};
