@@ -4,8 +4,9 @@
 // with the reference. Each (instance, problem) line says which mode ran: "diagonal" where the instance's
 // diagonal_groups(p) holds, which must be exactly where its per-group extents are the problem's (bwd_data:
 // and unit stride), "paired xP" where P groups of C/G = K/G = 8 or 4 run as one block-diagonal group of the
-// diagonal mode's extents (group_pairing.cuh; pairing(p) must be exactly that P), "gathers" otherwise (stride-2
-// bwd_data, K/G != C/G, G not divisible by P x gm check the fallback).
+// diagonal mode's extents (group_pairing.cuh; pairing(p) must be exactly that P), "gathers" otherwise (K/G !=
+// C/G, G not divisible by P x gm check the fallback; stride-2 bwd_data, labelled by the strided problem, runs by
+// stride phases whose unit-stride problems take the diagonal or paired mode: test_stride_phases_check.cu).
 // Last line: "<n> checked, <d> diagonal, <q> paired, <f> failures".
 #include <cstdio>
 #include <string>
@@ -74,11 +75,11 @@ int main() {
       conv2d(8, 3, 128, 128, 11, 9, 1, 2, 2),     // 16/16, gm 2 and gm 4, dilation 2, odd
       conv2d(32, 2, 1024, 1024, 9, 7, 1, 1, 1),   // resnext-like 32/32, odd
       conv2d(32, 1, 1024, 1024, 7, 7, 1, 1, 1),   // resnext_g32_7's shape
-      conv2d(14, 2, 224, 224, 29, 27, 2, 1, 1),   // stride 2: fwd diagonal, bwd_data gathers
+      conv2d(14, 2, 224, 224, 29, 27, 2, 1, 1),   // stride 2: fwd diagonal, bwd_data by phases
       conv2d(8, 2, 128, 256, 9, 9, 1, 1, 1),      // K/G = 32 against C/G = 16: gathers
       conv2d(32, 2, 256, 256, 15, 13, 1, 1, 1),   // resnext-like C/G = K/G = 8, odd: paired x2 (x4 at 32/32)
       conv2d(32, 1, 256, 256, 28, 28, 1, 1, 1),   // resnext_g32_28's shape, N = 1
-      conv2d(32, 2, 256, 256, 15, 15, 2, 1, 1),   // 8/8 stride 2: fwd paired, bwd_data gathers
+      conv2d(32, 2, 256, 256, 15, 15, 2, 1, 1),   // 8/8 stride 2: fwd paired, bwd_data by phases
       conv2d(16, 2, 64, 64, 9, 11, 1, 1, 1),      // C/G = K/G = 4: paired x4 on the 16-wide configurations
       conv2d(6, 2, 48, 48, 9, 9, 1, 1, 1),        // 8/8 with G = 6: no P x gm divides G, gathers
   };
@@ -126,7 +127,11 @@ int main() {
       args.workspace_bytes = inst.workspace_bytes(p, 1);  // the expanded weights where groups are paired
       if (args.workspace_bytes > 0) TD_CHECK_CUDA(cudaMalloc(&args.workspace, args.workspace_bytes));
       b.work = args.workspace;
-      if ((pairs > 1) != (args.workspace_bytes > 0)) failure = "workspace only where groups are paired";
+      // stride-2 bwd_data runs by stride phases (stride_phases.hpp), whose filters live in the workspace
+      const bool phases = !fwd && !unit_or_fwd;
+      if ((pairs > 1 || phases) != (args.workspace_bytes > 0)) {
+        failure = "workspace only where groups are paired or bwd_data runs by phases";
+      }
       void* result = dir == ConvDirection::kFwd ? b.out : b.in;
       fill(dt, b.wei, wei_n, seed);
       if (dir == ConvDirection::kFwd) {

@@ -45,6 +45,9 @@ struct ConvShape {
   Index taps;        // Z*Y*X
   Index gemm_m, gemm_n, gemm_k;
   Index k_tiles_per_split;  // GEMM-K tiles each split (blockIdx.z % k_batch) reduces
+  // bwd_data by stride phases (stride_phases.hpp): GEMM row m, pixel q of the phase (Di x Hi x Wi above), is
+  // pixel xs*q + xa of the whole input gradient (Dx x Hx x Wx). xsd = 0 outside a phase.
+  Index Dx, Hx, Wx, xsd, xsh, xsw, xad, xah, xaw;
 };
 
 template <class Index>
@@ -316,7 +319,8 @@ struct BwdDataView {
   Index g0;
 
   // A (M, K), K-major: output-gradient pixels that see input pixel m through tap (z,y,x). With stride > 1
-  // most (pixel, tap) pairs hit no output pixel; those gathers are predicated off (zero-filled).
+  // most (pixel, tap) pairs hit no output pixel; those gathers are predicated off (zero-filled). Instances run
+  // strided problems by stride phases where they can (stride_phases.hpp): unit-stride problems of this view.
   struct AInfo { Index base; Index d, h, w; Index pix; bool valid; };
   TD_HOST_DEVICE AInfo a_prepare(Index m) const {
     AInfo i{};
@@ -435,10 +439,17 @@ struct BwdDataView {
     whd[2] = uint16_t((s.Z - 1) * s.dd - t.dz);
   }
 
-  // C (M, N): input-gradient pixels, N contiguous.
+  // C (M, N): input-gradient pixels, N contiguous; a stride phase's rows are every s-th pixel.
   struct CInfo { Index base; Index gl; bool valid; };
   TD_HOST_DEVICE CInfo c_prepare(Index m) const {
-    return {m * s.C + g0 * TapsT::channels_per_group(s), 0, m < s.gemm_m};
+    if (s.xsd == 0) return {m * s.C + g0 * TapsT::channels_per_group(s), 0, m < s.gemm_m};
+    Index t = m;
+    const Index wq = t % s.Wi; t /= s.Wi;
+    const Index hq = t % s.Hi; t /= s.Hi;
+    const Index dq = t % s.Di;
+    const Index n = t / s.Di;
+    const Index pixel = ((n * s.Dx + s.xsd * dq + s.xad) * s.Hx + s.xsh * hq + s.xah) * s.Wx + s.xsw * wq + s.xaw;
+    return {pixel * s.C + g0 * TapsT::channels_per_group(s), 0, m < s.gemm_m};
   }
   TD_HOST_DEVICE bool c_locate(const CInfo& i, Index n, Index& offset) const {
     if (!i.valid || n >= s.gemm_n) return false;

@@ -20,6 +20,7 @@
 #include "tiledispatch/kernels/instance_string.hpp"
 #include "tiledispatch/kernels/merged_group_bwd_weight.cuh"
 #include "tiledispatch/kernels/sm90/kernel.cuh"
+#include "tiledispatch/kernels/stride_phases.cuh"
 #include "tiledispatch/runtime/check.hpp"
 #include "tiledispatch/runtime/instance.hpp"
 #include "tiledispatch/runtime/split_k.hpp"
@@ -165,11 +166,41 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     return merged_direct_plan(p, 1, plan);
   }
 
+  // bwd_data with stride > 1 by stride phases (stride_phases.hpp): unit-stride problems that multiply only the
+  // taps meeting an output pixel, where every phase with taps is a problem of this configuration's
+  // specialization (not Filter3x3, whose 3x3 filter the phases split). Elsewhere the strided problem's
+  // zero-filled gathers.
+  static bool stride_phases(const ConvProblem& p, kernels::StridePhases& phases) {
+    if constexpr (Traits::kDirection != ConvDirection::kBwdData ||
+                  Traits::kSpecialization == ConvSpecialization::kFilter3x3) {
+      return false;
+    } else {
+      if (!kernels::make_stride_phases(p, phases)) return false;
+      for (int phase = 0; phase < phases.count; ++phase) {
+        if (!runs_phase(phases, phase)) continue;
+        const ConvProblem q = kernels::phase_problem(p, phases, phase);
+        if (q.output() != p.output() || !check_geometry(q)) return false;
+      }
+      return true;
+    }
+  }
+  static bool runs_phase(const kernels::StridePhases& phases, int phase) {
+    return phases.taps(phase) > 0 && phases.pixels_per_image(phase) > 0;
+  }
+
   size_t workspace_bytes(const ConvProblem& p, int k_batch) const override {
     if (runs_merged_direct(p)) return splits_to_workspace(k_batch) ? split_bytes(p, k_batch) : 0;
     if (Traits::kDirection != ConvDirection::kBwdWeight) {
-      const int factor = pairing(p);  // the expanded weights
-      return factor > 1 ? size_t(kernels::paired_weight_elements(p, factor)) * Config::kElemBytes : 0;
+      if (kernels::StridePhases phases; stride_phases(p, phases)) {
+        // the phases' filters, then the expanded weights of the largest paired phase
+        size_t paired = 0;
+        for (int phase = 0; phase < phases.count; ++phase) {
+          if (!runs_phase(phases, phase)) continue;
+          paired = std::max(paired, pairing_bytes(kernels::phase_problem(p, phases, phase)));
+        }
+        return size_t(phases.filter_elements) * Config::kElemBytes + paired;
+      }
+      return pairing_bytes(p);
     }
     if constexpr (Traits::kStreamK) {
       // Two fp32 tile slots per worker (its first and last piece); the worker count follows the device.
@@ -235,27 +266,67 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       if (kernels::MergedGroupBwdWeightPlan plan; merged_direct_plan(p, args.k_batch, plan)) {
         return run_merged_direct(p, args, plan);
       }
-      if (const int factor = pairing(p); factor > 1) {
-        TD_RETURN_IF_CUDA_ERROR(kernels::expand_paired_weights<typename Config::ElementGlobal>(
-            p, factor, args.weight, args.workspace, args.stream));
-        ConvArgs paired = args;
-        paired.weight = args.workspace;
-        paired.workspace = nullptr;
-        paired.workspace_bytes = 0;
-        return run_gemm(kernels::paired_problem(p, factor), paired);
-      }
-      return run_gemm(p, args);
+      if (kernels::StridePhases phases; stride_phases(p, phases)) return run_phases(p, args, phases);
+      return run_grouped(p, args, nullptr);
     }
   }
 
  private:
-  cudaError_t run_gemm(const ConvProblem& p, const ConvArgs& args) const {
+  static size_t pairing_bytes(const ConvProblem& p) {
+    const int factor = pairing(p);  // the expanded weights
+    return factor > 1 ? size_t(kernels::paired_weight_elements(p, factor)) * Config::kElemBytes : 0;
+  }
+
+  // The GEMM of `p`, its groups paired where they are few channels wide (the expanded weights go to the
+  // workspace); `phase` maps the rows of a stride phase to the whole input gradient.
+  cudaError_t run_grouped(const ConvProblem& p, const ConvArgs& args, const kernels::PhaseOutput* phase) const {
+    if (const int factor = pairing(p); factor > 1) {
+      TD_RETURN_IF_CUDA_ERROR(kernels::expand_paired_weights<typename Config::ElementGlobal>(
+          p, factor, args.weight, args.workspace, args.stream));
+      ConvArgs paired = args;
+      paired.weight = args.workspace;
+      paired.workspace = nullptr;
+      paired.workspace_bytes = 0;
+      return run_gemm(kernels::paired_problem(p, factor), paired, phase);
+    }
+    return run_gemm(p, args, phase);
+  }
+
+  // The phases' filters gathered into the workspace, zeros where a phase has no taps, then one unit-stride GEMM
+  // per phase with taps (the workspace after the filters serves each phase's paired weights in turn).
+  cudaError_t run_phases(const ConvProblem& p, const ConvArgs& args, const kernels::StridePhases& phases) const {
+    using Element = typename Config::ElementGlobal;
+    auto* filters = static_cast<Element*>(args.workspace);
+    TD_RETURN_IF_CUDA_ERROR(kernels::gather_phase_filters<Element>(p, phases, args.weight, filters, args.stream));
+    if (phases.zero_phases) {
+      TD_RETURN_IF_CUDA_ERROR(kernels::zero_phase_pixels<Element>(p, phases, args.input, args.stream));
+    }
+    const size_t filter_bytes = size_t(phases.filter_elements) * Config::kElemBytes;
+    bool first = true;
+    for (int phase = 0; phase < phases.count; ++phase) {
+      if (!runs_phase(phases, phase)) continue;
+      ConvArgs sub = args;
+      sub.weight = filters + phases.filter_offset[phase];
+      sub.workspace = static_cast<unsigned char*>(args.workspace) + filter_bytes;
+      sub.workspace_bytes = args.workspace_bytes - filter_bytes;
+      const ConvProblem q = kernels::phase_problem(p, phases, phase);
+      kernels::PhaseOutput output = kernels::phase_output(p, phases, phase);
+      // A phase whose groups are paired expands its weights first, a kernel that must wait for the phase before.
+      output.overlaps_previous = !first && pairing(q) == 1;
+      first = false;
+      TD_RETURN_IF_CUDA_ERROR(run_grouped(q, sub, &output));
+    }
+    return cudaSuccess;
+  }
+
+  cudaError_t run_gemm(const ConvProblem& p, const ConvArgs& args, const kernels::PhaseOutput* phase) const {
     if constexpr (!kRuns) {
       return cudaErrorNotSupported;
     } else {
       using Index = typename Config::Index;
       kernels::ImplicitGemmParams<Index> params{};
       params.shape = kernels::make_conv_shape<Index>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
+      if (phase != nullptr) kernels::apply_phase_output(*phase, params.shape);
       const int64_t k_tiles = ceil_div(int64_t(params.shape.gemm_k), Traits::kTileK);
       const int k_batch = args.k_batch;
       params.shape.k_tiles_per_split = Index(ceil_div(k_tiles, int64_t(k_batch)));
@@ -268,13 +339,15 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       if constexpr (Traits::kStreamK) {
         return run_streamk(p, args, params);
       } else {
-        return run_split_k(p, args, params);
+        return run_split_k(p, args, params, phase != nullptr && phase->overlaps_previous);
       }
     }
   }
 
+  // `overlap`: the Hopper kernel may start while the stream's previous kernel runs (a stride phase after the
+  // first: phases write disjoint pixels and read what was written before the first one).
   cudaError_t run_split_k(const ConvProblem& p, const ConvArgs& args,
-                          kernels::ImplicitGemmParams<typename Config::Index> params) const {
+                          kernels::ImplicitGemmParams<typename Config::Index> params, bool overlap = false) const {
     const int k_batch = args.k_batch;
     const bool to_workspace = splits_to_workspace(k_batch);
     params.partial = to_workspace ? static_cast<float*>(args.workspace) : nullptr;
@@ -283,9 +356,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       TD_RETURN_IF_CUDA_ERROR(launch_first_generation(p, args, params));
     } else if constexpr (kFirstGenerationFallback) {
       TD_RETURN_IF_CUDA_ERROR(runs_first_generation(p) ? launch_first_generation(p, args, params)
-                                                       : launch_sm90(p, args, params));
+                                                       : launch_sm90(p, args, params, overlap));
     } else {
-      TD_RETURN_IF_CUDA_ERROR(launch_sm90(p, args, params));
+      TD_RETURN_IF_CUDA_ERROR(launch_sm90(p, args, params, overlap));
     }
     return to_workspace ? reduce_splits(p, args) : cudaSuccess;
   }
@@ -337,7 +410,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
 
   // Persistent: one CTA per SM (at most one per work unit) walks the units of the tile schedule.
   cudaError_t launch_sm90(const ConvProblem& p, const ConvArgs& args,
-                          const kernels::ImplicitGemmParams<typename Config::Index>& params) const {
+                          const kernels::ImplicitGemmParams<typename Config::Index>& params, bool overlap) const {
     if constexpr (Sm90::kBuildable) {
       kernels::sm90::Sm90Params<typename Config::Index> sm90{};
       sm90.gemm = params;
@@ -356,18 +429,21 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       TD_RETURN_IF_CUDA_ERROR(device_sms(sms));
       const unsigned ctas = unsigned(std::min<int64_t>(sm90.schedule.units, sms));
       if constexpr (Sm90::kDiagonal) {
-        if (sm90.tma.diagonal) return launch_sm90_kernel<true>(sm90, ctas, args.stream);
+        if (sm90.tma.diagonal) return launch_sm90_kernel<true>(sm90, ctas, args.stream, overlap);
       }
-      return launch_sm90_kernel<false>(sm90, ctas, args.stream);
+      return launch_sm90_kernel<false>(sm90, ctas, args.stream, overlap);
     } else {
       return cudaErrorNotSupported;
     }
   }
 
   // The Hopper kernel of this configuration: the diagonal one (merged groups by diagonal blocks) or the other.
+  // `overlap`: a programmatic dependent launch, whose CTAs take the SMs the previous kernel's last CTAs leave
+  // (the kernel lets dependents start at once and waits for its predecessor before it exits, so stream order
+  // holds for whatever follows).
   template <bool Diagonal>
   static cudaError_t launch_sm90_kernel(const kernels::sm90::Sm90Params<typename Config::Index>& sm90, unsigned ctas,
-                                        cudaStream_t stream) {
+                                        cudaStream_t stream, bool overlap) {
     auto* kernel = &kernels::sm90::sm90_implicit_gemm_kernel<Sm90, Diagonal>;
     if constexpr (Sm90::kReallocatesRegisters) {
       // The consumers' setmaxnreg.inc takes what the producer frees from the launch's registers; a kernel
@@ -380,8 +456,21 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
     const int smem = int(Sm90::kSmemBytes);
     TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    kernel<<<ctas, Sm90::kThreads, smem, stream>>>(sm90);
-    return cudaGetLastError();
+    if (!overlap) {
+      kernel<<<ctas, Sm90::kThreads, smem, stream>>>(sm90);
+      return cudaGetLastError();
+    }
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(ctas);
+    config.blockDim = dim3(Sm90::kThreads);
+    config.dynamicSmemBytes = size_t(smem);
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, kernel, sm90);
   }
 
   // The TMA tensor maps of the operands TMA can move for this problem (sm90/tma.hpp): plain strided boxes
@@ -576,7 +665,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   }
   static bool uses_workspace(const ConvProblem& p, int k_batch) {
     if (runs_merged_direct(p)) return splits_to_workspace(k_batch);
-    return splits_to_workspace(k_batch) || folds(p) || pairing(p) > 1;
+    kernels::StridePhases phases;
+    return splits_to_workspace(k_batch) || folds(p) || pairing(p) > 1 || stride_phases(p, phases);
   }
   static cudaError_t device_sms(int& sms) {
     int device = 0;

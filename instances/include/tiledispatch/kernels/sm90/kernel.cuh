@@ -61,6 +61,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   static_assert(size(typename Cfg::TiledMma{}) == Cfg::kTileThreads, "one MMA thread per thread of a tile");
   static_assert(!Diagonal || Cfg::kDiagonal, "the diagonal kernel only where the configuration has the mode");
 
+  // A programmatic dependent launch after this kernel (the next stride phase) may start its CTAs as this
+  // kernel's finish; the wait at the end keeps this grid from completing before its own predecessor has, so
+  // stream order holds for the work after it. Both are no-ops for ordinary launches.
+  asm volatile("griddepcontrol.launch_dependents;");
   extern __shared__ unsigned char smem_dynamic[];
   auto* smem = reinterpret_cast<unsigned char*>(
       (reinterpret_cast<uintptr_t>(smem_dynamic) + kSmemAlign - 1) / kSmemAlign * kSmemAlign);
@@ -171,6 +175,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                                  Index(w.tile_n) * Cfg::kTileN, gC, partial);
       if constexpr (Cfg::kPingPong) skip_unit(u + gridDim.x);
     }
+    asm volatile("griddepcontrol.wait;" ::: "memory");
   }
 #endif
 }

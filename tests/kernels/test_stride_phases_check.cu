@@ -1,0 +1,147 @@
+// GPU check of bwd_data by stride phases (kernels/stride_phases.hpp) on the hand bwd_data instances of both
+// kernel generations (bench/gpu_check/hand_bwd_data.cu: fp16, bf16, fp32, 2D and 3D, Filter1x1Pad0, merged
+// groups by diagonal blocks): strided problems with odd sizes, N = 1, channel tails, padding past the filter's
+// radius, strides 2 and 3, dilation sharing a factor with the stride, filters smaller than the stride (phases
+// without taps store zeros), C/G = 8 (phases paired) and 16 (phases diagonal), 3D; a stride of 5 keeps the
+// gathers. Each run starts from a poisoned input gradient and workspace and is compared with the reference.
+// Each line says "phases" where the instance's stride_phases(p) holds, which must be exactly where the
+// stride is 2 to 4; "gathers" otherwise. Last line: "<n> checked, <p> phases, <f> failures".
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "../../bench/gpu_check/check_tensors.cuh"
+#include "../../bench/gpu_check/hand_bwd_data.cu"
+#include "tiledispatch/reference/device.cuh"
+
+namespace {
+using namespace tiledispatch;
+
+ConvProblem conv2d(int64_t G, int64_t N, int64_t C, int64_t K, int64_t H, int64_t W, int64_t f, int64_t s,
+                   int64_t pad, int64_t dil) {
+  ConvProblem p;
+  p.ndim_spatial = 2;
+  p.G = G, p.N = N, p.C = C, p.K = K;
+  p.input = {1, H, W};
+  p.filter = {1, f, f};
+  p.stride = {1, s, s};
+  p.dilation = {1, dil, dil};
+  p.left_pad = {0, pad, pad};
+  p.right_pad = {0, pad, pad};
+  return p;
+}
+
+ConvProblem conv3d(int64_t C, int64_t K, int64_t D, int64_t H, int64_t W, int64_t s) {
+  ConvProblem p = conv2d(1, 2, C, K, H, W, 3, s, 1, 1);
+  p.ndim_spatial = 3;
+  p.input[0] = D, p.filter[0] = 3, p.stride[0] = s, p.left_pad[0] = p.right_pad[0] = 1;
+  return p;
+}
+
+// stride_phases(p) of the instance behind a GroupedConvInstance, as a plain function.
+using PhasesFn = bool (*)(const ConvProblem&);
+template <class Instance>
+PhasesFn phases_of() {
+  return [](const ConvProblem& p) {
+    kernels::StridePhases phases;
+    return Instance::stride_phases(p, phases);
+  };
+}
+
+struct Buffers {
+  void *in = nullptr, *wei = nullptr, *out = nullptr, *work = nullptr;
+  float *ref = nullptr, *got = nullptr;
+  ~Buffers() {
+    for (void* p : {in, wei, out, work, static_cast<void*>(ref), static_cast<void*>(got)}) cudaFree(p);
+  }
+};
+}  // namespace
+
+int main() {
+  using namespace tiledispatch::hand;
+  InstanceList list;
+  add_hand_bwd_data(list);
+  const std::vector<PhasesFn> phases_fns = {
+      phases_of<bwdd_fp16_compv3_128x128x32>(),   phases_of<bwdd_bf16_mem_inter_default_epi>(),
+      phases_of<bwdd_fp16_compv1_vec1_64x32x32>(), phases_of<bwdd_fp32_compv4_dsb_64x64x32>(),
+      phases_of<bwdd_fp16_3d_compv6_64x64x64>(),  phases_of<bwdd_bf16_compv2_wk2_1x1s1p0>(),
+      phases_of<bwdd_fp32_compv3_16x64x32>(),     phases_of<bwdd_fp16_gm2_compv3_64x64x32>(),
+      phases_of<bwdd_fp16_basicasync_1x1p0>(),    phases_of<bwdd_fp16_gm2_diag_128x32x32>(),
+      phases_of<bwdd_bf16_gm4_diag_128x64x64>(),  phases_of<bwdd_fp16_gm2_diag_128x64x64>(),
+  };
+  if (phases_fns.size() != list.size()) {
+    std::printf("FAIL the list has %zu instances, the check knows %zu\n", list.size(), phases_fns.size());
+    return 1;
+  }
+  const std::vector<ConvProblem> problems = {
+      conv2d(1, 2, 64, 64, 28, 28, 3, 2, 1, 1),      // ResNet-like 3x3 s2, even
+      conv2d(1, 1, 32, 48, 15, 13, 3, 2, 1, 1),      // odd sizes, N = 1, C != K
+      conv2d(1, 2, 64, 128, 14, 15, 1, 2, 0, 1),     // 1x1 s2 projection: three phases without taps
+      conv2d(1, 2, 32, 32, 17, 17, 3, 2, 2, 2),      // dilation 2 at stride 2: odd phases without taps
+      conv2d(1, 2, 32, 32, 16, 16, 3, 3, 1, 1),      // stride 3: nine phases
+      conv2d(1, 2, 32, 64, 21, 19, 5, 2, 2, 1),      // 5x5 s2
+      conv2d(1, 2, 32, 32, 11, 11, 3, 2, 3, 1),      // padding past the radius
+      conv2d(1, 2, 24, 40, 13, 9, 3, 2, 1, 1),       // channel tails (24, 40)
+      conv2d(1, 2, 16, 64, 33, 31, 7, 2, 3, 1),      // stem-like 7x7 s2
+      conv2d(32, 2, 256, 256, 15, 15, 3, 2, 1, 1),   // C/G = K/G = 8 s2: phases paired
+      conv2d(14, 2, 224, 224, 29, 27, 3, 2, 1, 1),   // C/G = K/G = 16 s2: phases diagonal
+      conv2d(8, 2, 128, 128, 14, 14, 3, 2, 1, 1),    // 16/16, gm 2 and gm 4
+      conv2d(1, 2, 32, 32, 21, 21, 3, 5, 1, 1),      // stride 5: gathers
+      conv3d(32, 32, 9, 8, 7, 2),                    // 3D 3x3x3 s2
+  };
+  int checked = 0, phased = 0, failures = 0;
+  uint32_t seed = 29;
+  for (const ConvProblem& p : problems) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      const GroupedConvInstance& inst = *list[i];
+      const std::string name(inst.name());
+      if (!inst.is_supported(p)) continue;
+      const DataType dt = inst.signature().dtype;
+      const bool phases = phases_fns[i](p);
+      std::string failure;
+      const bool expected = p.stride[1] <= 4 && p.stride[2] <= 4;
+      if (phases != expected) failure = expected ? "expected stride phases" : "unexpected stride phases";
+      const int e_bytes = element_bytes(dt);
+      const int64_t in_n = p.input_elements(), wei_n = p.weight_elements(), out_n = p.output_elements();
+      Buffers b;
+      TD_CHECK_CUDA(cudaMalloc(&b.in, size_t(in_n) * e_bytes));
+      TD_CHECK_CUDA(cudaMalloc(&b.wei, size_t(wei_n) * e_bytes));
+      TD_CHECK_CUDA(cudaMalloc(&b.out, size_t(out_n) * e_bytes));
+      TD_CHECK_CUDA(cudaMalloc(&b.ref, size_t(in_n) * 4));
+      TD_CHECK_CUDA(cudaMalloc(&b.got, size_t(in_n) * 4));
+      ConvArgs args;
+      args.input = b.in, args.weight = b.wei, args.output = b.out, args.k_batch = 1;
+      args.workspace_bytes = inst.workspace_bytes(p, 1);  // the phases' filters (and paired weights)
+      if (phases && args.workspace_bytes < size_t(wei_n) * e_bytes) failure = "workspace below the filters";
+      if (args.workspace_bytes > 0) {
+        TD_CHECK_CUDA(cudaMalloc(&args.workspace, args.workspace_bytes));
+        TD_CHECK_CUDA(cudaMemset(args.workspace, 0xFF, args.workspace_bytes));
+      }
+      b.work = args.workspace;
+      check::fill(dt, b.wei, wei_n, seed);
+      check::fill(dt, b.out, out_n, seed + 1);
+      TD_CHECK_CUDA(cudaMemset(b.in, 0xFF, size_t(in_n) * e_bytes));  // poison: NaN in every dtype
+      TD_CHECK_CUDA(reference::run(ConvDirection::kBwdData, dt, p, args, b.ref));
+      TD_CHECK_CUDA(cudaMemset(b.in, 0xFF, size_t(in_n) * e_bytes));
+      if (!inst.check_args(p, args)) failure = "check_args refused";
+      if (inst.run(p, args) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) failure = "run failed";
+      check::widen(dt, b.in, b.got, in_n);
+      std::vector<float> ref(static_cast<size_t>(in_n)), got(static_cast<size_t>(in_n));
+      TD_CHECK_CUDA(cudaMemcpy(ref.data(), b.ref, ref.size() * 4, cudaMemcpyDeviceToHost));
+      TD_CHECK_CUDA(cudaMemcpy(got.data(), b.got, got.size() * 4, cudaMemcpyDeviceToHost));
+      const double err = check::relative_l2(got, ref);
+      if (!(err <= 1e-2)) {
+        failure += (failure.empty() ? "" : "; ") + std::string("relative L2 ") + std::to_string(err);
+      }
+      ++checked;
+      phased += phases ? 1 : 0;
+      if (!failure.empty()) ++failures;
+      std::printf("%s %s | %s | %s | rel L2 %.2e%s%s\n", failure.empty() ? "PASS" : "FAIL", name.c_str(),
+                  phases ? "phases" : "gathers", p.to_string().c_str(), err, failure.empty() ? "" : " | ",
+                  failure.c_str());
+    }
+    seed += 2;
+  }
+  std::printf("%d checked, %d phases, %d failures\n", checked, phased, failures);
+  return failures == 0 ? 0 : 1;
+}

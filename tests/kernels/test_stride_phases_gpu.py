@@ -1,0 +1,35 @@
+"""bwd_data by stride phases on the GPU, both kernel generations: every strided problem of the battery against
+the reference on a poisoned input gradient and workspace, phases exactly where the stride is 2 to 4
+(tests/kernels/test_stride_phases_check.cu)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.kernels.gpu_toolchain import REPO_ROOT, build_and_run
+
+SUMMARY = re.compile(r"^(\d+) checked, (\d+) phases, (\d+) failures$")
+
+
+@pytest.mark.gpu
+def test_stride_phases_match_the_reference(tmp_path: Path) -> None:
+    output = build_and_run(REPO_ROOT / "tests" / "kernels" / "test_stride_phases_check.cu", tmp_path)
+    print(output)  # shown with -rP: the per-case lines
+    lines = output.splitlines()
+    summary = SUMMARY.match(lines[-1])
+    assert summary is not None, lines[-1]
+    checked, phases, failures = (int(value) for value in summary.groups())
+    assert failures == 0, "\n".join(line for line in lines if line.startswith("FAIL"))
+    assert checked >= 60
+    assert phases >= 50
+    assert any(" gathers " in line for line in lines)  # stride 5
+    # fp32, the 1x1 specialization and a merged-group tile (diagonal at C/G = 16, paired at 8) ran phases
+    for instance in (
+        "bwdd_fp32_compv4_dsb_64x64x32",
+        "bwdd_fp16_basicasync_1x1p0",
+        "bwdd_fp16_gm2_diag_128x32x32",
+    ):
+        assert any(line.startswith(f"PASS {instance} | phases") for line in lines), instance
