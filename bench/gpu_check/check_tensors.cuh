@@ -83,4 +83,17 @@ inline double relative_l2(const std::vector<float>& out, const std::vector<float
   return den > 0 ? std::sqrt(num / den) : INFINITY;
 }
 
+// The device tensors of one checked run: the three tensors, the workspace, and the reference and the result
+// widened to float; freed together.
+struct RunBuffers {
+  void *in = nullptr, *wei = nullptr, *out = nullptr, *work = nullptr;
+  float *ref = nullptr, *got = nullptr;
+  RunBuffers() = default;
+  RunBuffers(const RunBuffers&) = delete;
+  RunBuffers& operator=(const RunBuffers&) = delete;
+  ~RunBuffers() {
+    for (void* p : {in, wei, out, work, static_cast<void*>(ref), static_cast<void*>(got)}) cudaFree(p);
+  }
+};
+
 }  // namespace tiledispatch::check

@@ -49,14 +49,6 @@ Entry entry() {
   return {std::make_unique<Instance>(), &Instance::diagonal_groups, &Instance::pairing, Instance::Sm90::kGroupTileK,
           Instance::Sm90::kGroupTileN, Instance::Sm90::kGroupsToMerge};
 }
-
-struct Buffers {
-  void *in = nullptr, *wei = nullptr, *out = nullptr, *work = nullptr;
-  float *ref = nullptr, *got = nullptr;
-  ~Buffers() {
-    for (void* p : {in, wei, out, work, static_cast<void*>(ref), static_cast<void*>(got)}) cudaFree(p);
-  }
-};
 }  // namespace
 
 int main() {
@@ -116,7 +108,7 @@ int main() {
       const int e_bytes = element_bytes(dt);
       const int64_t in_n = p.input_elements(), wei_n = p.weight_elements(), out_n = p.output_elements();
       const int64_t res_n = reference::result_elements(dir, p);
-      Buffers b;
+      check::RunBuffers b;
       TD_CHECK_CUDA(cudaMalloc(&b.in, size_t(in_n) * e_bytes));
       TD_CHECK_CUDA(cudaMalloc(&b.wei, size_t(wei_n) * e_bytes));
       TD_CHECK_CUDA(cudaMalloc(&b.out, size_t(out_n) * e_bytes));

@@ -10,33 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "../../bench/gpu_check/battery.hpp"
 #include "../../bench/gpu_check/check_tensors.cuh"
 #include "../../bench/gpu_check/hand_bwd_data.cu"
 #include "tiledispatch/reference/device.cuh"
 
 namespace {
 using namespace tiledispatch;
-
-ConvProblem conv2d(int64_t G, int64_t N, int64_t C, int64_t K, int64_t H, int64_t W, int64_t f, int64_t s,
-                   int64_t pad, int64_t dil) {
-  ConvProblem p;
-  p.ndim_spatial = 2;
-  p.G = G, p.N = N, p.C = C, p.K = K;
-  p.input = {1, H, W};
-  p.filter = {1, f, f};
-  p.stride = {1, s, s};
-  p.dilation = {1, dil, dil};
-  p.left_pad = {0, pad, pad};
-  p.right_pad = {0, pad, pad};
-  return p;
-}
-
-ConvProblem conv3d(int64_t C, int64_t K, int64_t D, int64_t H, int64_t W, int64_t s) {
-  ConvProblem p = conv2d(1, 2, C, K, H, W, 3, s, 1, 1);
-  p.ndim_spatial = 3;
-  p.input[0] = D, p.filter[0] = 3, p.stride[0] = s, p.left_pad[0] = p.right_pad[0] = 1;
-  return p;
-}
+using check::conv2d;
 
 // stride_phases(p) of the instance behind a GroupedConvInstance, as a plain function.
 using PhasesFn = bool (*)(const ConvProblem&);
@@ -47,14 +28,6 @@ PhasesFn phases_of() {
     return Instance::stride_phases(p, phases);
   };
 }
-
-struct Buffers {
-  void *in = nullptr, *wei = nullptr, *out = nullptr, *work = nullptr;
-  float *ref = nullptr, *got = nullptr;
-  ~Buffers() {
-    for (void* p : {in, wei, out, work, static_cast<void*>(ref), static_cast<void*>(got)}) cudaFree(p);
-  }
-};
 }  // namespace
 
 int main() {
@@ -87,7 +60,7 @@ int main() {
       conv2d(14, 2, 224, 224, 29, 27, 3, 2, 1, 1),   // C/G = K/G = 16 s2: phases diagonal
       conv2d(8, 2, 128, 128, 14, 14, 3, 2, 1, 1),    // 16/16, gm 2 and gm 4
       conv2d(1, 2, 32, 32, 21, 21, 3, 5, 1, 1),      // stride 5: gathers
-      conv3d(32, 32, 9, 8, 7, 2),                    // 3D 3x3x3 s2
+      check::conv3d(1, 2, 32, 32, 9, 8, 7, 3, 2, 1, 1),  // 3D 3x3x3 s2
   };
   int checked = 0, phased = 0, failures = 0;
   uint32_t seed = 29;
@@ -103,7 +76,7 @@ int main() {
       if (phases != expected) failure = expected ? "expected stride phases" : "unexpected stride phases";
       const int e_bytes = element_bytes(dt);
       const int64_t in_n = p.input_elements(), wei_n = p.weight_elements(), out_n = p.output_elements();
-      Buffers b;
+      check::RunBuffers b;
       TD_CHECK_CUDA(cudaMalloc(&b.in, size_t(in_n) * e_bytes));
       TD_CHECK_CUDA(cudaMalloc(&b.wei, size_t(wei_n) * e_bytes));
       TD_CHECK_CUDA(cudaMalloc(&b.out, size_t(out_n) * e_bytes));
