@@ -47,11 +47,6 @@ Entry entry() {
           &Instance::runs_first_generation, &Instance::runs_merged_direct};
 }
 
-struct Case {
-  const char* what;
-  ConvProblem problem;
-};
-
 }  // namespace
 
 int main() {
@@ -69,7 +64,7 @@ int main() {
   list.push_back(entry<bwdw_fp16_t_gm2_32x128x32>());
   list.push_back(entry<bwdw_fp16_untransposed_64x64x32>());
   // conv2d(G, N, C, K, H, W, filter, stride, pad, dilation); conv3d(G, N, C, K, D, H, W, ...).
-  const std::vector<Case> cases = {
+  const std::vector<check::BatteryEntry> cases = {
       {"regnet-like 16/16 G=14 odd 15x13", conv2d(14, 2, 224, 224, 15, 13, 3, 1, 1, 1)},
       {"regnet-like 16/16 G=14 stride 2 odd 29x27", conv2d(14, 1, 224, 224, 29, 27, 3, 2, 1, 1)},
       {"regnet_g14_28 16/16 N=8 (folds)", conv2d(14, 8, 224, 224, 28, 28, 3, 1, 1, 1)},
@@ -98,7 +93,7 @@ int main() {
                   int(e.transposed), int(e.expected_transposed));
       ++failures;
     }
-    for (const Case& c : cases) {
+    for (const check::BatteryEntry& c : cases) {
       const ConvProblem& p = c.problem;
       if (!inst.is_supported(p)) continue;
       const bool fallback = e.runs_first_generation(p), on_direct = e.runs_merged_direct(p);

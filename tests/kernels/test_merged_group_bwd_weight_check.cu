@@ -48,11 +48,6 @@ Entry entry() {
           Instance::Config::kGroupsToMerge};
 }
 
-struct Case {
-  const char* what;
-  ConvProblem problem;
-};
-
 }  // namespace
 
 int main() {
@@ -67,7 +62,7 @@ int main() {
   list.push_back(entry<bwdw_fp16_mg_3d_32x64x64_gm2>());
   list.push_back(entry<bwdw_bf16_mg_3d_64x64x64_gm2>());
   // conv2d(G, N, C, K, H, W, filter, stride, pad, dilation); conv3d(G, N, C, K, D, H, W, ...).
-  const std::vector<Case> cases = {
+  const std::vector<check::BatteryEntry> cases = {
       {"8/8 G=32 odd 15x13", conv2d(32, 2, 256, 256, 15, 13, 3, 1, 1, 1)},
       {"8/8 G=16 stride 2 odd 17x11", conv2d(16, 1, 128, 128, 17, 11, 3, 2, 1, 1)},
       {"8/8 G=8 1x1 stride 2", conv2d(8, 2, 64, 64, 14, 14, 1, 2, 0, 1)},
@@ -92,7 +87,7 @@ int main() {
   for (const Entry& e : list) {
     const GroupedConvInstance& inst = *e.instance;
     const std::string name(inst.name());
-    for (const Case& c : cases) {
+    for (const check::BatteryEntry& c : cases) {
       const ConvProblem& p = c.problem;
       if (!inst.is_supported(p)) continue;
       const int64_t cg = p.C / p.G, kg = p.K / p.G;
