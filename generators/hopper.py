@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from generators.arch import ArchSpec
 from generators.config import KernelConfig
-from generators.enums import DataType, Direction
+from generators.enums import DataType, Direction, Epilogue
 
 WARPGROUP_THREADS = 128
 MAX_STAGES = 8
@@ -32,6 +32,12 @@ RING_BARRIER_BYTES = 2 * MAX_STAGES * 8
 """A full and an empty mbarrier (8 bytes each) per stage, for the deepest ring."""
 ORDER_BARRIER_BYTES = 2 * 8
 """Ping-pong: one mbarrier per consumer warpgroup saying whose turn it is to multiply."""
+EPILOGUE_COLUMNS = 64
+"""The staged epilogue stores a consumer warpgroup's tile this many columns at a time (fewer if its N is)."""
+EPILOGUE_ROW_INFO_BYTES = 32
+"""The staged epilogue's slot per row for the row's output address."""
+MIN_STAGED_STAGES = 4
+"""The staged epilogue takes shared memory only where the ring keeps this many stages (or all it had)."""
 DTYPES = (DataType.FP16, DataType.BF16)
 """What the Hopper path multiplies: TF32 wgmma reads K-major operands only, and bwd_data / bwd_weight need
 MN-major ones, so fp32 stays on the first generation."""
@@ -54,6 +60,8 @@ class HopperPlan(BaseModel):
     warpgroup_tile_n: int
     """One warpgroup's wgmma N (a slice of tile_m where transposed)."""
     stages: int
+    staged_epilogue: bool
+    """Results through shared memory (``Sm90Config::kStagedEpilogue``)."""
     smem_bytes: int
     accumulators_per_thread: int
     batch_in_flight: bool
@@ -68,6 +76,24 @@ def is_transposed(c: KernelConfig) -> bool:
     """Whether the Hopper kernel computes ``c``'s tile transposed (``Sm90Config::kTransposed``): bwd_weight
     whose tile_m (K/G's extent) is not a multiple of 64, wgmma's least M per warpgroup, while tile_n is."""
     return c.direction is Direction.BWD_WEIGHT and c.tile_m % 64 != 0 and c.tile_n % 64 == 0
+
+
+def staged_epilogue_bytes(c: KernelConfig, consumers: int, wg_m: int, wg_n: int) -> int:
+    """Shared memory of the staged epilogue (the cshuffle epilogue) where ``c``'s tile can have it (fwd and
+    bwd_data, 16-byte output stores, warpgroup N a multiple of 16 and of the staged columns), else 0: per
+    consumer warpgroup, its rows of staged columns and a slot per row."""
+    columns = min(wg_n, EPILOGUE_COLUMNS)
+    if (
+        c.epilogue is not Epilogue.CSHUFFLE
+        or c.direction is Direction.BWD_WEIGHT
+        or c.vector_size_c < 8
+        or c.dtype.size_bytes != 2
+        or wg_n <= 0
+        or wg_n % 16 != 0
+        or wg_n % columns != 0
+    ):
+        return 0
+    return consumers * wg_m * (columns * c.dtype.size_bytes + EPILOGUE_ROW_INFO_BYTES)
 
 
 def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
@@ -87,9 +113,17 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
     strategy = arch.pipeline_strategy(c.pipeline, c.double_smem_buffer)
     min_stages = strategy.stages
     barrier_bytes = RING_BARRIER_BYTES + (ORDER_BARRIER_BYTES if ping_pong else 0)
-    fill = (arch.smem_per_block_bytes - barrier_bytes - SMEM_ALIGN) // stage_bytes
+
+    def fill_stages(other: int) -> int:
+        return max(0, arch.smem_per_block_bytes - barrier_bytes - SMEM_ALIGN - other) // stage_bytes
+
+    epilogue = staged_epilogue_bytes(c, consumers, wg_m, wg_n)
+    plain_fill = fill_stages(0)
+    staged_fill = fill_stages(epilogue)
+    staged = epilogue > 0 and staged_fill >= min_stages and staged_fill >= min(plain_fill, MIN_STAGED_STAGES)
+    fill = staged_fill if staged else plain_fill
     stages = min_stages if fill < min_stages else min(fill, MAX_STAGES)
-    smem = SMEM_ALIGN + stages * stage_bytes + barrier_bytes
+    smem = SMEM_ALIGN + stages * stage_bytes + barrier_bytes + (epilogue if staged else 0)
     accumulators = c.tile_m * c.tile_n // (WARPGROUP_THREADS * tile_warpgroups)
     reasons = (
         (not arch.has_wgmma, "the build does not target sm_90a"),
@@ -123,6 +157,7 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
         warpgroup_tile_m=wg_m,
         warpgroup_tile_n=wg_n,
         stages=stages,
+        staged_epilogue=staged,
         smem_bytes=smem,
         accumulators_per_thread=accumulators,
         batch_in_flight=strategy.fragment_double_buffer,

@@ -192,6 +192,13 @@ def test_sample_exercises_every_term() -> None:
         False,
     }
     assert len({p.stages for p in built}) >= 3
+    # the staged epilogue: taken (fwd, bwd_data) and not (bwd_weight, narrow stores, no room beside the ring)
+    assert {p.staged_epilogue for p in built} == {True, False}
+    assert any(
+        not p.staged_epilogue and c.direction is not Direction.BWD_WEIGHT and c.vector_size_c >= 8
+        for c, p in zip(gemm, plans, strict=True)
+        if isinstance(p, HopperPlan)
+    )
     # transposed bwd_weight (tile_m below 64), with one and two consumer warpgroups
     assert {p.consumer_warpgroups for p in built if p.transposed} == {1, 2}
     sm80 = get_arch("sm_80")

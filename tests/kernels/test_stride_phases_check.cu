@@ -5,7 +5,8 @@
 // without taps store zeros), C/G = 8 (phases paired) and 16 (phases diagonal), 3D; a stride of 5 keeps the
 // gathers. Each run starts from a poisoned input gradient and workspace and is compared with the reference.
 // Each line says "phases" where the instance's stride_phases(p) holds, which must be exactly where the
-// stride is 2 to 4; "gathers" otherwise. Last line: "<n> checked, <p> phases, <f> failures".
+// stride is 2 to 4, "phases, one launch" where run() launches them all at once (phases_in_one_launch), and
+// "gathers" otherwise. Last line: "<n> checked, <p> phases, <o> in one launch, <f> failures".
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -19,14 +20,18 @@ namespace {
 using namespace tiledispatch;
 using check::conv2d;
 
-// stride_phases(p) of the instance behind a GroupedConvInstance, as a plain function.
-using PhasesFn = bool (*)(const ConvProblem&);
+// stride_phases(p) and phases_in_one_launch(p, args) of the instance behind a GroupedConvInstance.
+struct PhasesFns {
+  bool (*phases)(const ConvProblem&);
+  bool (*one_launch)(const ConvProblem&, const ConvArgs&);
+};
 template <class Instance>
-PhasesFn phases_of() {
-  return [](const ConvProblem& p) {
-    kernels::StridePhases phases;
-    return Instance::stride_phases(p, phases);
-  };
+PhasesFns phases_of() {
+  return {[](const ConvProblem& p) {
+            kernels::StridePhases phases;
+            return Instance::stride_phases(p, phases);
+          },
+          &Instance::phases_in_one_launch};
 }
 }  // namespace
 
@@ -34,7 +39,7 @@ int main() {
   using namespace tiledispatch::hand;
   InstanceList list;
   add_hand_bwd_data(list);
-  const std::vector<PhasesFn> phases_fns = {
+  const std::vector<PhasesFns> phases_fns = {
       phases_of<bwdd_fp16_compv3_128x128x32>(),   phases_of<bwdd_bf16_mem_inter_default_epi>(),
       phases_of<bwdd_fp16_compv1_vec1_64x32x32>(), phases_of<bwdd_fp32_compv4_dsb_64x64x32>(),
       phases_of<bwdd_fp16_3d_compv6_64x64x64>(),  phases_of<bwdd_bf16_compv2_wk2_1x1s1p0>(),
@@ -62,7 +67,7 @@ int main() {
       conv2d(1, 2, 32, 32, 21, 21, 3, 5, 1, 1),      // stride 5: gathers
       check::conv3d(1, 2, 32, 32, 9, 8, 7, 3, 2, 1, 1),  // 3D 3x3x3 s2
   };
-  int checked = 0, phased = 0, failures = 0;
+  int checked = 0, phased = 0, one_launch = 0, failures = 0;
   uint32_t seed = 29;
   for (const ConvProblem& p : problems) {
     for (size_t i = 0; i < list.size(); ++i) {
@@ -70,7 +75,7 @@ int main() {
       const std::string name(inst.name());
       if (!inst.is_supported(p)) continue;
       const DataType dt = inst.signature().dtype;
-      const bool phases = phases_fns[i](p);
+      const bool phases = phases_fns[i].phases(p);
       std::string failure;
       const bool expected = p.stride[1] <= 4 && p.stride[2] <= 4;
       if (phases != expected) failure = expected ? "expected stride phases" : "unexpected stride phases";
@@ -96,6 +101,8 @@ int main() {
       TD_CHECK_CUDA(cudaMemset(b.in, 0xFF, size_t(in_n) * e_bytes));  // poison: NaN in every dtype
       TD_CHECK_CUDA(reference::run(ConvDirection::kBwdData, dt, p, args, b.ref));
       TD_CHECK_CUDA(cudaMemset(b.in, 0xFF, size_t(in_n) * e_bytes));
+      const bool at_once = phases_fns[i].one_launch(p, args);
+      if (at_once && !phases) failure = "one launch without stride phases";
       if (!inst.check_args(p, args)) failure = "check_args refused";
       if (inst.run(p, args) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) failure = "run failed";
       check::widen(dt, b.in, b.got, in_n);
@@ -108,13 +115,14 @@ int main() {
       }
       ++checked;
       phased += phases ? 1 : 0;
+      one_launch += at_once ? 1 : 0;
       if (!failure.empty()) ++failures;
       std::printf("%s %s | %s | %s | rel L2 %.2e%s%s\n", failure.empty() ? "PASS" : "FAIL", name.c_str(),
-                  phases ? "phases" : "gathers", p.to_string().c_str(), err, failure.empty() ? "" : " | ",
-                  failure.c_str());
+                  at_once ? "phases, one launch" : phases ? "phases" : "gathers", p.to_string().c_str(), err,
+                  failure.empty() ? "" : " | ", failure.c_str());
     }
     seed += 2;
   }
-  std::printf("%d checked, %d phases, %d failures\n", checked, phased, failures);
+  std::printf("%d checked, %d phases, %d in one launch, %d failures\n", checked, phased, one_launch, failures);
   return failures == 0 ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 """bwd_data by stride phases on the GPU, both kernel generations: every strided problem of the battery against
 the reference on a poisoned input gradient and workspace, phases exactly where the stride is 2 to 4
-(tests/kernels/test_stride_phases_check.cu)."""
+(tests/kernels/test_stride_phases_check.cu); the Hopper kernel runs every phase of a stride-2 problem in one
+launch, phases without taps included."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from tests.kernels.gpu_toolchain import REPO_ROOT, build_and_run
 
-SUMMARY = re.compile(r"^(\d+) checked, (\d+) phases, (\d+) failures$")
+SUMMARY = re.compile(r"^(\d+) checked, (\d+) phases, (\d+) in one launch, (\d+) failures$")
 
 
 @pytest.mark.gpu
@@ -21,11 +22,20 @@ def test_stride_phases_match_the_reference(tmp_path: Path) -> None:
     lines = output.splitlines()
     summary = SUMMARY.match(lines[-1])
     assert summary is not None, lines[-1]
-    checked, phases, failures = (int(value) for value in summary.groups())
+    checked, phases, one_launch, failures = (int(value) for value in summary.groups())
     assert failures == 0, "\n".join(line for line in lines if line.startswith("FAIL"))
     assert checked >= 60
     assert phases >= 50
+    assert one_launch >= 20
     assert any(" gathers " in line for line in lines)  # stride 5
+    at_once = [line for line in lines if "| phases, one launch |" in line]
+    # stride 2 in 2D (4 phases) and 3D (8), phases without taps (1x1 stride 2), the diagonal merged groups
+    assert any("3D " in line and "bwdd_fp16_3d_compv6_64x64x64" in line for line in at_once)
+    assert any("filter=1x1 stride=2x2" in line for line in at_once)
+    assert any("bwdd_fp16_gm2_diag_128x32x32" in line and "G=14 " in line for line in at_once)
+    # nine phases of a 2D stride 3 are more than one launch carries; paired phases expand weights in turn
+    assert not any("2D " in line and "stride=3x3" in line for line in at_once)
+    assert not any("G=32 " in line and "_diag_" in line for line in at_once)
     # fp32, the 1x1 specialization and a merged-group tile (diagonal at C/G = 16, paired at 8) ran phases
     for instance in (
         "bwdd_fp32_compv4_dsb_64x64x32",

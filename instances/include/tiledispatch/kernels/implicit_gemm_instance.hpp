@@ -187,6 +187,16 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   static bool runs_phase(const kernels::StridePhases& phases, int phase) {
     return phases.taps(phase) > 0 && phases.pixels_per_image(phase) > 0;
   }
+  // Whether run() launches every stride phase of `p` at once (batch_phases), with these arguments' tensors.
+  static bool phases_in_one_launch(const ConvProblem& p, const ConvArgs& args) {
+    if constexpr (Sm90::kBuildable && Sm90::kMaxGemms > 1) {
+      kernels::StridePhases phases;
+      Sm90Launch sm90{};
+      return stride_phases(p, phases) && batch_phases(p, args, phases, sm90);
+    } else {
+      return false;
+    }
+  }
 
   size_t workspace_bytes(const ConvProblem& p, int k_batch) const override {
     if (runs_merged_direct(p)) return splits_to_workspace(k_batch) ? split_bytes(p, k_batch) : 0;
@@ -292,12 +302,17 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     return run_gemm(p, args, phase);
   }
 
-  // The phases' filters gathered into the workspace, zeros where a phase has no taps, then one unit-stride GEMM
-  // per phase with taps (the workspace after the filters serves each phase's paired weights in turn).
+  // The phases' filters gathered into the workspace, then every phase in one launch of the Hopper kernel where
+  // it can carry them (batch_phases); else zeros where a phase has no taps and one unit-stride GEMM per phase
+  // with taps (the workspace after the filters serves each phase's paired weights in turn).
   cudaError_t run_phases(const ConvProblem& p, const ConvArgs& args, const kernels::StridePhases& phases) const {
     using Element = typename Config::ElementGlobal;
     auto* filters = static_cast<Element*>(args.workspace);
     TD_RETURN_IF_CUDA_ERROR(kernels::gather_phase_filters<Element>(p, phases, args.weight, filters, args.stream));
+    if constexpr (Sm90::kBuildable && Sm90::kMaxGemms > 1) {
+      Sm90Launch sm90{};
+      if (batch_phases(p, args, phases, sm90)) return launch_sm90_params(sm90, args.stream, false);
+    }
     if (phases.zero_phases) {
       TD_RETURN_IF_CUDA_ERROR(kernels::zero_phase_pixels<Element>(p, phases, args.input, args.stream));
     }
@@ -319,23 +334,31 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     return cudaSuccess;
   }
 
+  // The kernels' parameters of the GEMM of `p` (`phase`: rows mapped to a stride phase's pixels).
+  static kernels::ImplicitGemmParams<typename Config::Index> gemm_params(const ConvProblem& p, const ConvArgs& args,
+                                                                        const kernels::PhaseOutput* phase) {
+    using Index = typename Config::Index;
+    kernels::ImplicitGemmParams<Index> params{};
+    params.shape = kernels::make_conv_shape<Index>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
+    if (phase != nullptr) kernels::apply_phase_output(*phase, params.shape);
+    const int64_t k_tiles = ceil_div(int64_t(params.shape.gemm_k), Traits::kTileK);
+    const int k_batch = args.k_batch;
+    params.shape.k_tiles_per_split = Index(ceil_div(k_tiles, int64_t(k_batch)));
+    params.k_batch = k_batch;
+    params.tiles_m = int(ceil_div(int64_t(params.shape.gemm_m), Traits::kTileM));
+    constexpr DirectionRoles kRoles = direction_roles(Traits::kDirection);
+    params.a = tensor_argument(args, kRoles.a);
+    params.b = tensor_argument(args, kRoles.b);
+    params.c = tensor_argument(args, kRoles.c);
+    params.partial_slice = p.weight_elements();
+    return params;
+  }
+
   cudaError_t run_gemm(const ConvProblem& p, const ConvArgs& args, const kernels::PhaseOutput* phase) const {
     if constexpr (!kRuns) {
       return cudaErrorNotSupported;
     } else {
-      using Index = typename Config::Index;
-      kernels::ImplicitGemmParams<Index> params{};
-      params.shape = kernels::make_conv_shape<Index>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
-      if (phase != nullptr) kernels::apply_phase_output(*phase, params.shape);
-      const int64_t k_tiles = ceil_div(int64_t(params.shape.gemm_k), Traits::kTileK);
-      const int k_batch = args.k_batch;
-      params.shape.k_tiles_per_split = Index(ceil_div(k_tiles, int64_t(k_batch)));
-      params.k_batch = k_batch;
-      params.tiles_m = int(ceil_div(int64_t(params.shape.gemm_m), Traits::kTileM));
-      constexpr DirectionRoles kRoles = direction_roles(Traits::kDirection);
-      params.a = tensor_argument(args, kRoles.a);
-      params.b = tensor_argument(args, kRoles.b);
-      params.c = tensor_argument(args, kRoles.c);
+      const auto params = gemm_params(p, args, phase);
       if constexpr (Traits::kStreamK) {
         return run_streamk(p, args, params);
       } else {
@@ -351,7 +374,6 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     const int k_batch = args.k_batch;
     const bool to_workspace = splits_to_workspace(k_batch);
     params.partial = to_workspace ? static_cast<float*>(args.workspace) : nullptr;
-    params.partial_slice = p.weight_elements();
     if constexpr (!Sm90::kBuildable) {
       TD_RETURN_IF_CUDA_ERROR(launch_first_generation(p, args, params));
     } else if constexpr (kFirstGenerationFallback) {
@@ -408,33 +430,87 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     return cudaGetLastError();
   }
 
-  // Persistent: one CTA per SM (at most one per work unit) walks the units of the tile schedule.
+  using Sm90Launch = kernels::sm90::Sm90Params<typename Config::Index, Sm90::kMaxGemms>;
+
+  // The Hopper kernel's GEMM of `p`: its work units and the tensor maps of the operands TMA can move.
+  static kernels::sm90::Sm90Gemm<typename Config::Index> sm90_gemm(
+      const ConvProblem& p, const kernels::ImplicitGemmParams<typename Config::Index>& params, int k_batch) {
+    kernels::sm90::Sm90Gemm<typename Config::Index> gemm{};
+    gemm.gemm = params;
+    gemm.schedule.tiles_m = params.tiles_m;
+    gemm.schedule.tiles_n = int(ceil_div(int64_t(params.shape.gemm_n), Traits::kTileN));
+    gemm.schedule.k_batch = k_batch;
+    gemm.schedule.units =
+        int64_t(gemm.schedule.tiles_m) * gemm.schedule.tiles_n * (p.G / Traits::kNumGroupsToMerge) * k_batch;
+    describe_tma_operands(p, params, gemm.tma);
+    return gemm;
+  }
+
   cudaError_t launch_sm90(const ConvProblem& p, const ConvArgs& args,
                           const kernels::ImplicitGemmParams<typename Config::Index>& params, bool overlap) const {
     if constexpr (Sm90::kBuildable) {
-      kernels::sm90::Sm90Params<typename Config::Index> sm90{};
-      sm90.gemm = params;
-      sm90.partial_slice = params.partial_slice;
-      sm90.schedule.tiles_m = params.tiles_m;
-      sm90.schedule.tiles_n = int(ceil_div(int64_t(params.shape.gemm_n), Traits::kTileN));
-      sm90.schedule.k_batch = args.k_batch;
-      sm90.schedule.units = int64_t(sm90.schedule.tiles_m) * sm90.schedule.tiles_n *
-                            (p.G / Traits::kNumGroupsToMerge) * args.k_batch;
-      describe_tma_operands(p, params, sm90);
+      Sm90Launch sm90{};
+      sm90.gemms[0] = sm90_gemm(p, params, args.k_batch);
+      sm90.count = 1;
+      sm90.units = sm90.gemms[0].schedule.units;
       if (folds(p)) {
         sm90.fold = static_cast<float*>(args.workspace) +
                     (splits_to_workspace(args.k_batch) ? split_bytes(p, args.k_batch) / sizeof(float) : 0);
       }
-      int sms = 0;
-      TD_RETURN_IF_CUDA_ERROR(device_sms(sms));
-      const unsigned ctas = unsigned(std::min<int64_t>(sm90.schedule.units, sms));
-      if constexpr (Sm90::kDiagonal) {
-        if (sm90.tma.diagonal) return launch_sm90_kernel<true>(sm90, ctas, args.stream, overlap);
-      }
-      return launch_sm90_kernel<false>(sm90, ctas, args.stream, overlap);
+      return launch_sm90_params(sm90, args.stream, overlap);
     } else {
       return cudaErrorNotSupported;
     }
+  }
+
+  // The stride phases of `p` as the GEMMs of one launch (the filters already in the workspace): the phases
+  // with most taps first, so that the persistent CTAs end on short units, and phases without taps last, GEMMs
+  // of no k-tiles whose epilogue stores the zeros. False where one launch cannot carry them: more phases than
+  // Sm90::kMaxGemms, a phase on paired groups (its weights would expand into workspace another phase uses) or
+  // on the first generation, or phases whose operands take different paths (TMA or gathers, diagonal or not).
+  static bool batch_phases(const ConvProblem& p, const ConvArgs& args, const kernels::StridePhases& phases,
+                           Sm90Launch& sm90) {
+    int order[kernels::StridePhases::kMaxPhases];
+    int count = 0;
+    for (int phase = 0; phase < phases.count; ++phase) {
+      if (phases.pixels_per_image(phase) > 0) order[count++] = phase;
+    }
+    if (count > Sm90::kMaxGemms) return false;
+    std::stable_sort(order, order + count, [&](int a, int b) { return phases.taps(a) > phases.taps(b); });
+    auto* filters = static_cast<typename Config::ElementGlobal*>(args.workspace);
+    for (int i = 0; i < count; ++i) {
+      const int phase = order[i];
+      const bool zeros = !runs_phase(phases, phase);
+      const ConvProblem q =
+          zeros ? kernels::zero_phase_problem(p, phases, phase) : kernels::phase_problem(p, phases, phase);
+      if (!zeros && (pairing(q) > 1 || runs_first_generation(q))) return false;
+      ConvArgs sub = args;
+      sub.weight = filters + phases.filter_offset[phase];
+      const kernels::PhaseOutput output = kernels::phase_output(p, phases, phase);
+      auto params = gemm_params(q, sub, &output);
+      if (zeros) params.shape.gemm_k = params.shape.k_tiles_per_split = 0;
+      auto& gemm = sm90.gemms[i];
+      gemm = sm90_gemm(q, params, 1);
+      const auto& first = sm90.gemms[0].tma;
+      if (!zeros && (gemm.tma.use_a != first.use_a || gemm.tma.use_b != first.use_b ||
+                     gemm.tma.diagonal != first.diagonal)) {
+        return false;
+      }
+      sm90.units += gemm.schedule.units;
+    }
+    sm90.count = count;
+    return true;
+  }
+
+  // Persistent: one CTA per SM (at most one per work unit) walks the units of the launch's GEMMs.
+  static cudaError_t launch_sm90_params(const Sm90Launch& sm90, cudaStream_t stream, bool overlap) {
+    int sms = 0;
+    TD_RETURN_IF_CUDA_ERROR(device_sms(sms));
+    const unsigned ctas = unsigned(std::min<int64_t>(sm90.units, sms));
+    if constexpr (Sm90::kDiagonal) {
+      if (sm90.gemms[0].tma.diagonal) return launch_sm90_kernel<true>(sm90, ctas, stream, overlap);
+    }
+    return launch_sm90_kernel<false>(sm90, ctas, stream, overlap);
   }
 
   // The Hopper kernel of this configuration: the diagonal one (merged groups by diagonal blocks) or the other.
@@ -442,8 +518,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   // (the kernel lets dependents start at once and waits for its predecessor before it exits, so stream order
   // holds for whatever follows).
   template <bool Diagonal>
-  static cudaError_t launch_sm90_kernel(const kernels::sm90::Sm90Params<typename Config::Index>& sm90, unsigned ctas,
-                                        cudaStream_t stream, bool overlap) {
+  static cudaError_t launch_sm90_kernel(const Sm90Launch& sm90, unsigned ctas, cudaStream_t stream, bool overlap) {
     auto* kernel = &kernels::sm90::sm90_implicit_gemm_kernel<Sm90, Diagonal>;
     if constexpr (Sm90::kReallocatesRegisters) {
       // The consumers' setmaxnreg.inc takes what the producer frees from the launch's registers; a kernel
@@ -478,10 +553,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   // one group and the window's corners fit the descriptor; the producer gathers every other operand.
   static void describe_tma_operands(const ConvProblem& p,
                                     const kernels::ImplicitGemmParams<typename Config::Index>& params,
-                                    kernels::sm90::Sm90Params<typename Config::Index>& sm90) {
+                                    kernels::sm90::TmaOperands& tma) {
     constexpr int64_t kCoordLimit = int64_t(INT32_MAX);
     const auto& shape = params.shape;
-    auto& tma = sm90.tma;
     tma.use_a = tma.use_b = tma.diagonal = false;
     if constexpr (Sm90::kDiagonal) {
       // Merged groups by diagonal blocks where the per-group GEMM extents are the configuration's tile_k / GM

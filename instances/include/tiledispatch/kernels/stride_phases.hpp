@@ -8,9 +8,10 @@
 // gathers all of them and zero-fills the (1 - 1/s^ndim) that do not. A phase without taps along some axis
 // receives nothing: its pixels are stored as zeros.
 //
-// Host and device: the decomposition (make_stride_phases), the problem of one phase (phase_problem), where a
-// weight goes in the phases' filters (phase_filter_index) and where a phase's GEMM row lands in the whole input
-// gradient (apply_phase_output, read by BwdDataView::c_prepare).
+// Host and device: the decomposition (make_stride_phases), the problem of one phase (phase_problem, or
+// zero_phase_problem for one without taps), where a weight goes in the phases' filters (phase_filter_index)
+// and where a phase's GEMM row lands in the whole input gradient (apply_phase_output, read by
+// BwdDataView::c_prepare).
 #pragma once
 
 #include <cstdint>
@@ -120,6 +121,25 @@ inline ConvProblem phase_problem(const ConvProblem& p, const StridePhases& phase
     q.left_pad[i] = axis.pad;
     // out = input + left + right - dil' (taps - 1)
     q.right_pad[i] = out[i] - axis.extent - axis.pad + int64_t(axis.dilation) * (axis.taps - 1);
+  }
+  return q;
+}
+
+// A phase with pixels but no taps as a problem over its pixels whose GEMM the caller gives no K: its epilogue
+// stores the zeros. The one-tap filter without padding only keeps the shape well formed (the output
+// gradient's extents, every divisor positive).
+inline ConvProblem zero_phase_problem(const ConvProblem& p, const StridePhases& phases, int phase) {
+  int a[3];
+  phases.residues(phase, a);
+  ConvProblem q = p;
+  const auto out = p.output();
+  for (int i = 0; i < 3; ++i) {
+    q.input[i] = phases.axis[i][a[i]].extent;
+    q.filter[i] = 1;
+    q.stride[i] = 1;
+    q.dilation[i] = 1;
+    q.left_pad[i] = 0;
+    q.right_pad[i] = out[i] - q.input[i];
   }
   return q;
 }

@@ -79,6 +79,10 @@ struct Sm90Config {
   static constexpr int kVectorA = Traits::kVectorSizeA, kVectorB = Traits::kVectorSizeB;
   static constexpr int kVectorC = Traits::kVectorSizeC;
 
+  // GEMMs one launch carries (kernel.cuh, Sm90Params): bwd_data runs the stride phases of a strided problem in
+  // one launch, 2^ndim of them at stride 2 (more phases run one launch each); the other directions one GEMM.
+  static constexpr int kMaxGemms = kDirection == ConvDirection::kBwdData ? (Traits::kNDimSpatial == 3 ? 8 : 4) : 1;
+
   static constexpr int kConsumerWarpgroups = Traits::kWaveM * Traits::kWaveN >= 4 ? 2 : 1;
   // Ping-pong (num_wave_groups 2): the two consumer warpgroups take turns, each with a tile of its own.
   static constexpr bool kPingPong = Traits::kNumWaveGroups == 2;
@@ -143,13 +147,44 @@ struct Sm90Config {
   static constexpr size_t kStageBytes = size_t(kTileM + kTileN) * size_t(kTileK) * size_t(kElemBytes);
   static constexpr int kMinStages = Base::kStages;
   static constexpr size_t kBarrierBytes = kRingBarrierBytes + (kPingPong ? kOrderBarrierBytes : 0);
-  static constexpr int kFillStages = int((kSmemLimitBytes - kBarrierBytes - kSmemAlign) / kStageBytes);
+  // Stages that fit beside the barriers and `other` bytes of shared memory.
+  static constexpr int fill_stages(size_t other) {
+    const long long left = (long long)kSmemLimitBytes - (long long)(kBarrierBytes + kSmemAlign + other);
+    return left < 0 ? 0 : int(left / (long long)kStageBytes);
+  }
+
+  // The staged epilogue (epilogue.cuh, StagedEpilogue), CK's cshuffle: fwd and bwd_data tiles with 16-byte
+  // output stores (vector_size_c >= 8) pass their results through shared memory, kEpilogueColumns columns of a
+  // consumer warpgroup's tile at a time (stmatrix, then row-wise 16-byte stores), instead of transposing them
+  // in registers with shuffles (epilogue default). It issues a quarter of the instructions, which are most of a
+  // tile's time where GEMM K is short (1x1 layers, stride phases: 14-39 % faster on the H100), but its shared
+  // memory can cost the ring a stage (128x128x64: 7 -> 6, 4-7 % slower on long bwd_data GEMMs), so both stay
+  // selectable. Each consumer warpgroup has kWarpgroupMmaM rows of staged outputs and one
+  // kEpilogueRowInfoBytes slot per row for its output address (View::CInfo). Only where the ring keeps its
+  // minimum and at least 4 stages (or all it had, if fewer).
+  static constexpr int kEpilogueColumns = kWarpgroupMmaN < 64 ? kWarpgroupMmaN : 64;
+  static constexpr size_t kEpilogueRowInfoBytes = 32;
+  static constexpr size_t kEpilogueWarpgroupBytes =
+      size_t(kWarpgroupMmaM) * (size_t(kEpilogueColumns) * kElemBytes + kEpilogueRowInfoBytes);
+  static constexpr bool kStagedEpilogueShape = Traits::kEpilogue == Epilogue::kCShuffle &&
+                                               kDirection != ConvDirection::kBwdWeight && kVectorC >= 8 &&
+                                               kElemBytes == 2 && kWarpgroupMmaN > 0 && kWarpgroupMmaN % 16 == 0 &&
+                                               kWarpgroupMmaN % kEpilogueColumns == 0;
+  static constexpr int kPlainFillStages = fill_stages(0);
+  static constexpr int kStagedFillStages = fill_stages(kConsumerWarpgroups * kEpilogueWarpgroupBytes);
+  static constexpr bool kStagedEpilogue =
+      kStagedEpilogueShape && kStagedFillStages >= kMinStages &&
+      kStagedFillStages >= (kPlainFillStages < 4 ? kPlainFillStages : 4);
+  static constexpr size_t kEpilogueSmemBytes = kStagedEpilogue ? kConsumerWarpgroups * kEpilogueWarpgroupBytes : 0;
+
+  static constexpr int kFillStages = kStagedEpilogue ? kStagedFillStages : kPlainFillStages;
   static constexpr int kStages = kFillStages < kMinStages ? kMinStages
                                  : kFillStages > kMaxStages ? kMaxStages
                                                             : kFillStages;
   static constexpr bool kBatchInFlight = Base::kStrategy.fragment_double_buffer;
   static constexpr size_t kOperandSmemBytes = size_t(kStages) * kStageBytes;
-  static constexpr size_t kSmemBytes = kSmemAlign + kOperandSmemBytes + kBarrierBytes;
+  // Layout: the operand ring (from a 1024-byte boundary), the barriers, the staged epilogue.
+  static constexpr size_t kSmemBytes = kSmemAlign + kOperandSmemBytes + kBarrierBytes + kEpilogueSmemBytes;
 
   // Operands that may come by TMA (tma.hpp); whether they do is decided per problem (row pitch, extents,
   // unit stride for bwd_data, channels per group a multiple of tile_k for im2col).

@@ -60,15 +60,142 @@ __device__ __forceinline__ void transpose_quad(Bits (&pairs)[4], int q) {
   for (int s = 0; s < 4; ++s) pairs[s] = out[s];
 }
 
+// 8 consecutive GEMM columns from `n` of the row `info` describes: one 16-byte store where they are contiguous
+// and aligned, else one by one. `pairs`: the columns as four pairs.
+template <class View, class Index, class Bits, class Out>
+__device__ __forceinline__ void write_block(const View& view, const typename View::CInfo& info, Index n,
+                                            const Bits (&pairs)[4], Out* out) {
+  Index first = 0, last = 0;
+  if (view.c_locate(info, n, first) && view.c_locate(info, n + 7, last) && last == first + 7 && first % 8 == 0) {
+    auto* dst = reinterpret_cast<uint4*>(out + first);
+    if constexpr (sizeof(Bits) == 4) {
+      dst[0] = make_uint4(pairs[0], pairs[1], pairs[2], pairs[3]);
+    } else {
+      CUTE_UNROLL
+      for (int v = 0; v < 2; ++v) {
+        const Bits a = pairs[2 * v], b = pairs[2 * v + 1];
+        dst[v] = make_uint4(uint32_t(a), uint32_t(a >> 32), uint32_t(b), uint32_t(b >> 32));
+      }
+    }
+    return;
+  }
+  CUTE_UNROLL
+  for (int c = 0; c < 8; ++c) {
+    Index offset = 0;
+    if (view.c_locate(info, n + c, offset)) out[offset] = OutputPair<Out>::unpack(pairs[c / 2], c % 2);
+  }
+}
+
+// The staged epilogue (Sm90Config::kStagedEpilogue: fwd and bwd_data, 16-bit outputs, 16-byte stores). A
+// consumer warpgroup stores its tile kEpilogueColumns columns at a time through its own shared memory: each
+// warp writes its accumulators as 8x8 matrices with stmatrix (the wgmma fragment is stmatrix's register
+// layout), the warpgroup synchronises on its named barrier, and each thread stores 16-byte chunks of whole rows,
+// a warp covering 128 contiguous bytes of each of 4 rows. The 16-byte chunks of a staged row are XOR-swizzled
+// by the row, so that the 8 rows of an 8x8 matrix and the chunks of one row fall in different banks. Each row's
+// output address (View::CInfo) is computed once per tile, by one thread, into the row's slot after the values.
+template <class Cfg>
+struct StagedEpilogue {
+  using Index = typename Cfg::Index;
+  using View = typename Cfg::View;
+  using Element = typename Cfg::ElementGlobal;
+  using CInfo = typename View::CInfo;
+  static constexpr int kRows = Cfg::kWarpgroupMmaM;
+  static constexpr int kColumns = Cfg::kEpilogueColumns;
+  static constexpr int kChunks = kColumns / 8;  // 16-byte chunks of a staged row
+  static constexpr int kSlices = Cfg::kWarpgroupMmaN / kColumns;
+  static constexpr int kSwizzle = kChunks < 8 ? kChunks : 8;
+  static constexpr size_t kValueBytes = size_t(kRows) * kColumns * sizeof(Element);
+  static_assert(sizeof(CInfo) <= Cfg::kEpilogueRowInfoBytes, "a row's output address fits its slot");
+  static_assert(kChunks % 2 == 0 && kRows % 64 == 0, "stmatrix x4 covers two 8-column blocks of 16 rows");
+
+  __device__ static uint32_t chunk_offset(int row, int chunk) {
+    return uint32_t(row * kColumns * int(sizeof(Element)) + ((chunk ^ (row % kSwizzle)) * 16));
+  }
+
+  // `staging`: this warpgroup's shared memory (Cfg::kEpilogueWarpgroupBytes), `warpgroup` its index among
+  // the CTA's consumer warpgroups (its named barrier is 1 + warpgroup).
+  template <class ThrMma, class Accum>
+  __device__ static void store(const ThrMma& thr_mma, const Accum& accum, const View& view, Index m0, Index n0,
+                               Element* gC, unsigned char* staging, int warpgroup) {
+    using namespace cute;
+    static_assert(decltype(size<0, 2>(accum))::value * 8 == Cfg::kWarpgroupMmaN &&
+                      decltype(size<1>(accum))::value * 64 == kRows && decltype(size<2>(accum))::value == 1,
+                  "a warpgroup's wgmma fragment: (column pairs, two rows, 8-column blocks), 64-row blocks");
+    const int thread = int(threadIdx.x) % 128, lane = thread % 32, warp = thread / 32;
+    const uint32_t barrier = 1u + uint32_t(warpgroup);
+    // Where the warpgroup's 64-row blocks (staged rows 64*mm ...) and columns lie in the tile: this thread's
+    // first accumulator of block mm sits at its row 16*warp + lane/4 and column 2*(lane%4). (With warpgroups
+    // along M a warpgroup's blocks alternate with the other's.)
+    Tensor cC = make_identity_tensor(Shape<Int<Cfg::kTileM>, Int<Cfg::kTileN>>{});
+    Tensor tCcC = thr_mma.partition_C(cC);
+    int block_row[kRows / 64];
+    CUTE_UNROLL
+    for (int mm = 0; mm < kRows / 64; ++mm) {
+      block_row[mm] = get<0>(tCcC(make_coord(make_coord(0, 0, 0), mm, 0))) - 16 * warp - lane / 4;
+    }
+    const int col0 = get<1>(tCcC(0)) - 2 * (lane % 4);
+    auto* rows = reinterpret_cast<CInfo*>(staging + kValueBytes);
+    const uint32_t values = uint32_t(__cvta_generic_to_shared(staging));
+    sync(barrier);  // the warpgroup's reads of the previous tile are done
+    CUTE_UNROLL
+    for (int mm = 0; mm < kRows / 64; ++mm) {
+      if (thread < 64) rows[64 * mm + thread] = view.c_prepare(m0 + block_row[mm] + thread);
+    }
+    CUTE_UNROLL
+    for (int slice = 0; slice < kSlices; ++slice) {
+      if (slice > 0) sync(barrier);
+      CUTE_UNROLL
+      for (int mm = 0; mm < kRows / 64; ++mm) {
+        CUTE_UNROLL
+        for (int b = 0; b < kChunks; b += 2) {
+          // matrices (rows 0-7, block b), (rows 8-15, b), (0-7, b + 1), (8-15, b + 1) of the warp's 16 rows
+          uint32_t r[4];
+          CUTE_UNROLL
+          for (int j = 0; j < 4; ++j) {
+            const int blk = slice * kChunks + b + j / 2;
+            r[j] = OutputPair<Element>::pack(accum(make_coord(make_coord(0, j % 2, blk), mm, 0)),
+                                              accum(make_coord(make_coord(1, j % 2, blk), mm, 0)));
+          }
+          const int matrix = lane / 8;  // this lane gives the address of row lane % 8 of that matrix
+          const int row = 64 * mm + 16 * warp + 8 * (matrix % 2) + lane % 8;
+          asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(
+                           values + chunk_offset(row, b + matrix / 2)),
+                       "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+                       : "memory");
+        }
+      }
+      sync(barrier);
+      CUTE_UNROLL
+      for (int i = 0; i < kRows * kChunks / 128; ++i) {
+        const int index = thread + 128 * i, row = index / kChunks, chunk = index % kChunks;
+        const uint4 v = *reinterpret_cast<const uint4*>(staging + chunk_offset(row, chunk));
+        const uint32_t pairs[4] = {v.x, v.y, v.z, v.w};
+        write_block(view, rows[row], n0 + Index(col0 + slice * kColumns + chunk * 8), pairs, gC);
+      }
+    }
+  }
+
+ private:
+  __device__ static void sync(uint32_t barrier) { asm volatile("bar.sync %0, 128;\n" ::"r"(barrier) : "memory"); }
+};
+
 template <class Cfg>
 struct DirectEpilogue {
   using Index = typename Cfg::Index;
   using View = typename Cfg::View;
   using Element = typename Cfg::ElementGlobal;
 
+  // `staging`, `warpgroup`: the staged epilogue's shared memory and warpgroup (StagedEpilogue), where the
+  // configuration has it and the results go to the output.
   template <class ThrMma, class Accum>
   __device__ static void store(const ThrMma& thr_mma, const Accum& accum, const View& view, Index m0, Index n0,
-                               Element* gC, float* partial) {
+                               Element* gC, float* partial, unsigned char* staging, int warpgroup) {
+    if constexpr (Cfg::kStagedEpilogue) {
+      if (partial == nullptr) {
+        StagedEpilogue<Cfg>::store(thr_mma, accum, view, m0, n0, gC, staging, warpgroup);
+        return;
+      }
+    }
     if constexpr (Cfg::kTransposed) {
       if (partial != nullptr) {
         store_transposed(thr_mma, accum, view, m0, n0, partial);
@@ -176,31 +303,6 @@ struct DirectEpilogue {
           }
         }
       }
-    }
-  }
-
-  // 8 consecutive GEMM columns from `n`: one vector where they are contiguous and aligned, else one by one.
-  template <class Bits, class Out>
-  __device__ static void write_block(const View& view, const typename View::CInfo& info, Index n,
-                                     const Bits (&pairs)[4], Out* out) {
-    Index first = 0, last = 0;
-    if (view.c_locate(info, n, first) && view.c_locate(info, n + 7, last) && last == first + 7 && first % 8 == 0) {
-      auto* dst = reinterpret_cast<uint4*>(out + first);
-      if constexpr (sizeof(Bits) == 4) {
-        dst[0] = make_uint4(pairs[0], pairs[1], pairs[2], pairs[3]);
-      } else {
-        CUTE_UNROLL
-        for (int v = 0; v < 2; ++v) {
-          const Bits a = pairs[2 * v], b = pairs[2 * v + 1];
-          dst[v] = make_uint4(uint32_t(a), uint32_t(a >> 32), uint32_t(b), uint32_t(b >> 32));
-        }
-      }
-      return;
-    }
-    CUTE_UNROLL
-    for (int c = 0; c < 8; ++c) {
-      Index offset = 0;
-      if (view.c_locate(info, n + c, offset)) out[offset] = OutputPair<Out>::unpack(pairs[c / 2], c % 2);
     }
   }
 

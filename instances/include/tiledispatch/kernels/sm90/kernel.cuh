@@ -25,13 +25,40 @@
 
 namespace tiledispatch::kernels::sm90 {
 
+// One GEMM of a launch: its operands and shape, its work units, the tensor maps of what TMA moves.
 template <class Index>
-struct Sm90Params {
+struct Sm90Gemm {
   ImplicitGemmParams<Index> gemm;  // shape, operands, partial (the workspace when splits are reduced later)
   TileSchedule schedule;
-  int64_t partial_slice;  // elements between the workspace slices of consecutive splits
-  TmaOperands tma;        // operands moved by TMA, where the problem allows (tma.hpp)
-  float* fold;            // the outer accumulators, a tile per CTA, where a split's chain exceeds kFoldTiles
+  TmaOperands tma;  // operands moved by TMA, where the problem allows (tma.hpp)
+};
+
+// What one launch runs: `count` GEMMs whose work units the persistent CTAs walk as one sequence, the first
+// GEMM's first. Usually one; bwd_data by stride phases puts every phase of a strided problem into one launch
+// (Sm90Config::kMaxGemms): alone, a phase is a GEMM too small to fill the SMs for most of its time, together
+// the phases do, and the producer fetches one phase's stages while the consumers store another's tiles. The
+// GEMMs of a launch take the same operand paths (TMA or gathers; the host batches only such GEMMs). A GEMM of
+// no k-tiles (a phase without taps) stores zeros.
+template <class Index, int MaxGemms>
+struct Sm90Params {
+  Sm90Gemm<Index> gemms[MaxGemms];
+  int count;
+  int64_t units;  // the units of all `count` GEMMs
+  float* fold;    // the outer accumulators, a tile per CTA, where a split's chain exceeds kFoldTiles
+
+  struct Located {
+    int gemm;
+    TileSchedule::Unit unit;
+  };
+  TD_HOST_DEVICE Located locate(int64_t u) const {
+    if constexpr (MaxGemms == 1) {
+      return {0, gemms[0].schedule.unit(u)};
+    } else {
+      int g = 0;
+      for (; g + 1 < count && u >= gemms[g].schedule.units; ++g) u -= gemms[g].schedule.units;
+      return {g, gemms[g].schedule.unit(u)};
+    }
+  }
 };
 
 // Operand `Which` (0: A, 1: B) of wgmma: the stage tensor of that GEMM operand, or of the other one where the
@@ -51,7 +78,7 @@ __device__ __forceinline__ const auto& mma_operand(const StagesA& sA, const Stag
 // exactly the code they had.
 template <class Cfg, bool Diagonal = false>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
-    sm90_implicit_gemm_kernel(const __grid_constant__ Sm90Params<typename Cfg::Index> params) {
+    sm90_implicit_gemm_kernel(const __grid_constant__ Sm90Params<typename Cfg::Index, Cfg::kMaxGemms> params) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace cute;
   using Index = typename Cfg::Index;
@@ -71,6 +98,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   auto* smem_a = reinterpret_cast<ElementMma*>(smem);
   auto* smem_b = smem_a + cosize(typename Cfg::SmemLayoutA{});
   auto* barriers = reinterpret_cast<uint64_t*>(smem + Cfg::kOperandSmemBytes);
+  unsigned char* staging = smem + Cfg::kOperandSmemBytes + Cfg::kBarrierBytes;  // the staged epilogue's
   Tensor sA = make_tensor(make_smem_ptr(smem_a), typename Cfg::SmemLayoutA{});  // (TILE_M,TILE_K,PIPE)
   Tensor sB = make_tensor(make_smem_ptr(smem_b), typename Cfg::SmemLayoutB{});  // (TILE_N,TILE_K,PIPE)
   // The diagonal kernel's B stages in the same space: (per-group N, per-group K, GM, PIPE).
@@ -78,17 +106,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const Ring<Cfg::kStages> ring{barriers, barriers + Cfg::kStages};
   const TurnOrder order{barriers + 2 * kMaxStages};
   using Producer = CpAsyncProducer<Cfg>;
-  const bool gathers = !Diagonal && Producer::gathers(params.tma);  // diagonal: both operands by TMA
+  // diagonal: both operands by TMA; the GEMMs of a launch share their operand paths
+  const bool gathers = !Diagonal && Producer::gathers(params.gemms[0].tma);
   if (threadIdx.x == 0) {
     if constexpr (Cfg::kPingPong) order.init(kWarpgroupThreads);
     ring.init(gathers ? Cfg::kProducerThreads : 0, Cfg::kTileWarpgroups);
   }
   __syncthreads();
 
-  const auto& shape = params.gemm.shape;
-  const Index k_tiles = (shape.gemm_k + Cfg::kTileK - 1) / Cfg::kTileK;
-  // The GEMM-K tiles of one split, and the CTA tile origin, of unit u.
-  auto k_range = [&](const TileSchedule::Unit& w, Index& begin) {
+  // The GEMM-K tiles of one split of a GEMM, and the CTA tile origin, of unit w.
+  auto k_range = [](const ConvShape<Index>& shape, const TileSchedule::Unit& w, Index& begin) {
+    const Index k_tiles = (shape.gemm_k + Cfg::kTileK - 1) / Cfg::kTileK;
     begin = Index(w.split) * shape.k_tiles_per_split;
     const Index end = cute::min(k_tiles, begin + shape.k_tiles_per_split);
     return end > begin ? int(end - begin) : 0;
@@ -97,25 +125,28 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   if (threadIdx.x < Cfg::kProducerThreads) {
     if constexpr (Cfg::kReallocatesRegisters) cutlass::arch::warpgroup_reg_dealloc<Cfg::kProducerRegisters>();
     if (!gathers && threadIdx.x != 0) return;  // TMA moves both operands: one thread issues it all
-    const auto* gA = static_cast<const Element*>(params.gemm.a);
-    const auto* gB = static_cast<const Element*>(params.gemm.b);
-    for (int64_t u = blockIdx.x; u < params.schedule.units; u += gridDim.x) {
-      const auto w = params.schedule.unit(u);
+    for (int64_t u = blockIdx.x; u < params.units; u += gridDim.x) {
+      const auto at = params.locate(u);
+      const auto& w = at.unit;
+      const Sm90Gemm<Index>& gemm = params.gemms[at.gemm];
       Index kt_begin = 0;
-      const int tiles = k_range(w, kt_begin);
-      const typename Cfg::View view{shape, Index(w.group_block) * Cfg::kGroupsToMerge};
+      const int tiles = k_range(gemm.gemm.shape, w, kt_begin);
+      if (tiles == 0) continue;  // nothing to load (a phase without taps, a split past GEMM K)
+      const typename Cfg::View view{gemm.gemm.shape, Index(w.group_block) * Cfg::kGroupsToMerge};
       if constexpr (Diagonal) {
-        Producer::load_diagonal(view, sA, sBd, params.tma, ring, cursor, Index(w.tile_m) * Cfg::kTileM,
+        Producer::load_diagonal(view, sA, sBd, gemm.tma, ring, cursor, Index(w.tile_m) * Cfg::kTileM,
                                 int32_t(w.group_block), kt_begin, tiles);
       } else {
-        Producer::load(view, gA, gB, sA, sB, params.tma, ring, cursor, Index(w.tile_m) * Cfg::kTileM,
-                       Index(w.tile_n) * Cfg::kTileN, int32_t(w.group_block), kt_begin, tiles, int(threadIdx.x));
+        Producer::load(view, static_cast<const Element*>(gemm.gemm.a), static_cast<const Element*>(gemm.gemm.b),
+                       sA, sB, gemm.tma, ring, cursor, Index(w.tile_m) * Cfg::kTileM, Index(w.tile_n) * Cfg::kTileN,
+                       int32_t(w.group_block), kt_begin, tiles, int(threadIdx.x));
       }
     }
   } else {
     if constexpr (Cfg::kReallocatesRegisters) cutlass::arch::warpgroup_reg_alloc<Cfg::kConsumerRegisters>();
     const int consumer = int(threadIdx.x) - Cfg::kProducerThreads;
     const int stream = consumer / Cfg::kTileThreads;  // ping-pong: which warpgroup's tiles; else 0
+    const int warpgroup = consumer / kWarpgroupThreads;
     const int thread = consumer % Cfg::kTileThreads;  // this thread's place in its tile's MMA
     typename Cfg::TiledMma tiled_mma;
     auto thr_mma = tiled_mma.get_slice(thread);
@@ -125,15 +156,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     Tensor tCrA = thr_mma.make_fragment_A(thr_mma.partition_A(sMmaA));  // (MMA,MMA_M,MMA_K,PIPE) descriptors
     Tensor tCrB = thr_mma.make_fragment_B(thr_mma.partition_B(sMmaB));  // (MMA,MMA_N,MMA_K,PIPE) descriptors
     Tensor accum = partition_fragment_C(tiled_mma, Shape<Int<Cfg::kMmaM>, Int<Cfg::kMmaN>>{});  // (MMA,M,N)
-    auto* gC = static_cast<Element*>(params.gemm.c);
     float* fold = params.fold == nullptr
                       ? nullptr
                       : params.fold + (int64_t(blockIdx.x) * Cfg::kTilesInFlight + stream) * Cfg::kTileM * Cfg::kTileN;
     // The k-tiles of the unit the other ping-pong warpgroup takes next: this warpgroup's cursor skips them.
     auto skip_unit = [&](int64_t u) {
-      if (u >= params.schedule.units) return;
+      if (u >= params.units) return;
+      const auto at = params.locate(u);
       Index kt_begin = 0;
-      cursor.advance(k_range(params.schedule.unit(u), kt_begin));
+      cursor.advance(k_range(params.gemms[at.gemm].gemm.shape, at.unit, kt_begin));
     };
     int64_t u = blockIdx.x;
     if (Cfg::kPingPong && stream == 1) {
@@ -141,10 +172,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       u += gridDim.x;
     }
     uint32_t turn_phase = 0;
-    for (; u < params.schedule.units; u += int64_t(gridDim.x) * Cfg::kTilesInFlight) {
-      const auto w = params.schedule.unit(u);
+    for (; u < params.units; u += int64_t(gridDim.x) * Cfg::kTilesInFlight) {
+      const auto at = params.locate(u);
+      const auto& w = at.unit;
+      const Sm90Gemm<Index>& gemm = params.gemms[at.gemm];
       Index kt_begin = 0;
-      const int tiles = k_range(w, kt_begin);
+      const int tiles = k_range(gemm.gemm.shape, w, kt_begin);
       if constexpr (Cfg::kPingPong) {
         if (stream == 1 || u != blockIdx.x) {  // the first consumer warpgroup starts
           order.wait(stream, turn_phase);
@@ -168,11 +201,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             accum, ring, cursor, tiles, signals, fold, thread,
             [&](int stage) { WgmmaConsumer<Cfg>::issue_tile(tiled_mma, tCrA, tCrB, accum, stage); }, pass_turn);
       }
-      const typename Cfg::View view{shape, Index(w.group_block) * Cfg::kGroupsToMerge};
-      float* partial =
-          params.gemm.partial == nullptr ? nullptr : params.gemm.partial + int64_t(w.split) * params.partial_slice;
+      const typename Cfg::View view{gemm.gemm.shape, Index(w.group_block) * Cfg::kGroupsToMerge};
+      float* partial = gemm.gemm.partial == nullptr ? nullptr
+                                                    : gemm.gemm.partial + int64_t(w.split) * gemm.gemm.partial_slice;
       DirectEpilogue<Cfg>::store(thr_mma, accum, view, Index(w.tile_m) * Cfg::kTileM,
-                                 Index(w.tile_n) * Cfg::kTileN, gC, partial);
+                                 Index(w.tile_n) * Cfg::kTileN, static_cast<Element*>(gemm.gemm.c), partial,
+                                 staging + warpgroup * Cfg::kEpilogueWarpgroupBytes, warpgroup);
       if constexpr (Cfg::kPingPong) skip_unit(u + gridDim.x);
     }
     asm volatile("griddepcontrol.wait;" ::: "memory");
