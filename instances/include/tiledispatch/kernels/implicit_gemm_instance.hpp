@@ -481,8 +481,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     for (int i = 0; i < count; ++i) {
       const int phase = order[i];
       const bool zeros = !runs_phase(phases, phase);
-      const ConvProblem q =
-          zeros ? kernels::zero_phase_problem(p, phases, phase) : kernels::phase_problem(p, phases, phase);
+      const ConvProblem q = kernels::phase_problem(p, phases, phase);
       if (!zeros && (pairing(q) > 1 || runs_first_generation(q))) return false;
       ConvArgs sub = args;
       sub.weight = filters + phases.filter_offset[phase];

@@ -8,10 +8,9 @@
 // gathers all of them and zero-fills the (1 - 1/s^ndim) that do not. A phase without taps along some axis
 // receives nothing: its pixels are stored as zeros.
 //
-// Host and device: the decomposition (make_stride_phases), the problem of one phase (phase_problem, or
-// zero_phase_problem for one without taps), where a weight goes in the phases' filters (phase_filter_index)
-// and where a phase's GEMM row lands in the whole input gradient (apply_phase_output, read by
-// BwdDataView::c_prepare).
+// Host and device: the decomposition (make_stride_phases), the problem of one phase (phase_problem), where a
+// weight goes in the phases' filters (phase_filter_index) and where a phase's GEMM row lands in the whole input
+// gradient (apply_phase_output, read by BwdDataView::c_prepare).
 #pragma once
 
 #include <cstdint>
@@ -105,8 +104,10 @@ inline bool make_stride_phases(const ConvProblem& p, StridePhases& phases) {
   return true;
 }
 
-// The unit-stride problem of one phase that has pixels and taps: its pixels as the input, the run of taps as
-// the filter, c0 as the left padding and the right padding that keeps the output gradient's extents.
+// The unit-stride problem of one phase: its pixels as the input, the run of taps as the filter, c0 as the left
+// padding and the right padding that keeps the output gradient's extents. An axis without taps gets one tap
+// and no padding, which only keeps the shape well formed: such a phase's GEMM is given no K by the caller
+// (batch_phases), so its epilogue stores its zeros.
 inline ConvProblem phase_problem(const ConvProblem& p, const StridePhases& phases, int phase) {
   int a[3];
   phases.residues(phase, a);
@@ -114,32 +115,14 @@ inline ConvProblem phase_problem(const ConvProblem& p, const StridePhases& phase
   const auto out = p.output();
   for (int i = 0; i < 3; ++i) {
     const PhaseAxis& axis = phases.axis[i][a[i]];
+    const bool taps = axis.taps > 0;
     q.input[i] = axis.extent;
-    q.filter[i] = axis.taps;
+    q.filter[i] = taps ? axis.taps : 1;
     q.stride[i] = 1;
-    q.dilation[i] = axis.dilation;
-    q.left_pad[i] = axis.pad;
+    q.dilation[i] = taps ? axis.dilation : 1;
+    q.left_pad[i] = taps ? axis.pad : 0;
     // out = input + left + right - dil' (taps - 1)
-    q.right_pad[i] = out[i] - axis.extent - axis.pad + int64_t(axis.dilation) * (axis.taps - 1);
-  }
-  return q;
-}
-
-// A phase with pixels but no taps as a problem over its pixels whose GEMM the caller gives no K: its epilogue
-// stores the zeros. The one-tap filter without padding only keeps the shape well formed (the output
-// gradient's extents, every divisor positive).
-inline ConvProblem zero_phase_problem(const ConvProblem& p, const StridePhases& phases, int phase) {
-  int a[3];
-  phases.residues(phase, a);
-  ConvProblem q = p;
-  const auto out = p.output();
-  for (int i = 0; i < 3; ++i) {
-    q.input[i] = phases.axis[i][a[i]].extent;
-    q.filter[i] = 1;
-    q.stride[i] = 1;
-    q.dilation[i] = 1;
-    q.left_pad[i] = 0;
-    q.right_pad[i] = out[i] - q.input[i];
+    q.right_pad[i] = out[i] - q.input[i] - q.left_pad[i] + q.dilation[i] * (q.filter[i] - 1);
   }
   return q;
 }
