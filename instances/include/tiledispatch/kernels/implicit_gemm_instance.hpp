@@ -432,9 +432,10 @@ class ImplicitGemmInstance : public GroupedConvInstance {
 
   using Sm90Launch = kernels::sm90::Sm90Params<typename Config::Index, Sm90::kMaxGemms>;
 
-  // The Hopper kernel's GEMM of `p`: its work units and the tensor maps of the operands TMA can move.
+  // The Hopper kernel's GEMM of `p`: its work units and (`tma`) the tensor maps of the operands TMA can move.
   static kernels::sm90::Sm90Gemm<typename Config::Index> sm90_gemm(
-      const ConvProblem& p, const kernels::ImplicitGemmParams<typename Config::Index>& params, int k_batch) {
+      const ConvProblem& p, const kernels::ImplicitGemmParams<typename Config::Index>& params, int k_batch,
+      bool tma = true) {
     kernels::sm90::Sm90Gemm<typename Config::Index> gemm{};
     gemm.gemm = params;
     gemm.schedule.tiles_m = params.tiles_m;
@@ -442,7 +443,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     gemm.schedule.k_batch = k_batch;
     gemm.schedule.units =
         int64_t(gemm.schedule.tiles_m) * gemm.schedule.tiles_n * (p.G / Traits::kNumGroupsToMerge) * k_batch;
-    describe_tma_operands(p, params, gemm.tma);
+    if (tma) describe_tma_operands(p, params, gemm.tma);
     return gemm;
   }
 
@@ -489,7 +490,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       auto params = gemm_params(q, sub, &output);
       if (zeros) params.shape.gemm_k = params.shape.k_tiles_per_split = 0;
       auto& gemm = sm90.gemms[i];
-      gemm = sm90_gemm(q, params, 1);
+      gemm = sm90_gemm(q, params, 1, !zeros);  // a GEMM of no k-tiles loads nothing
       const auto& first = sm90.gemms[0].tma;
       if (!zeros && (gemm.tma.use_a != first.use_a || gemm.tma.use_b != first.use_b ||
                      gemm.tma.diagonal != first.diagonal)) {
