@@ -158,10 +158,10 @@ struct Sm90Config {
   // consumer warpgroup's tile at a time (stmatrix, then row-wise 16-byte stores), instead of transposing them
   // in registers with shuffles (epilogue default). It issues a quarter of the instructions, which are most of a
   // tile's time where GEMM K is short (1x1 layers, stride phases: 14-39 % faster on the H100), but its shared
-  // memory can cost the ring a stage (128x128x64: 7 -> 6, 4-7 % slower on long bwd_data GEMMs), so both stay
-  // selectable. Each consumer warpgroup has kWarpgroupMmaM rows of staged outputs and one
-  // kEpilogueRowInfoBytes slot per row for its output address (View::CInfo). Only where the ring keeps its
-  // minimum and at least 4 stages (or all it had, if fewer).
+  // memory can cost the ring a stage (128x128x64: 7 -> 6; 4-7 % slower on long bwd_data GEMMs in session 12,
+  // as fast in session 13), so both stay selectable. Each consumer warpgroup has kWarpgroupMmaM rows of staged
+  // outputs and one kEpilogueRowInfoBytes slot per row for its output address (View::CInfo). Only where the ring
+  // keeps its minimum and at least 4 stages (or all it had, if fewer).
   static constexpr int kEpilogueColumns = kWarpgroupMmaN < 64 ? kWarpgroupMmaN : 64;
   static constexpr size_t kEpilogueRowInfoBytes = 32;
   static constexpr size_t kEpilogueWarpgroupBytes =
