@@ -3,6 +3,7 @@ the system CUDA on the GPU machine (where the venv does not exist); CuTe from th
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -61,3 +62,36 @@ def build_and_run(source: Path, out_dir: Path, timeout_s: int = 900) -> str:
     ran = subprocess.run([str(binary)], capture_output=True, text=True, check=False, timeout=timeout_s)
     assert ran.returncode == 0, f"exit {ran.returncode}\n{ran.stdout[-4000:]}\n{ran.stderr[-2000:]}"
     return ran.stdout
+
+
+SUMMARY_PART = re.compile(r"(\d+) ([a-z][a-z -]*)")
+
+
+def summary_counts(line: str) -> dict[str, int]:
+    """The counts of a check program's last line, ``<n> checked, <n> <what>, ..., <n> failures``, by name."""
+    counts: dict[str, int] = {}
+    for part in line.split(", "):
+        match = SUMMARY_PART.fullmatch(part)
+        assert match is not None, f"not a check summary: {line!r}"
+        counts[match[2]] = int(match[1])
+    assert "failures" in counts, f"no failure count in the check summary: {line!r}"
+    return counts
+
+
+def passed_check(output: str) -> tuple[list[str], dict[str, int]]:
+    """The lines and summary counts of a check program's output; fails, naming its FAIL lines, unless the
+    summary reports 0 failures."""
+    lines = output.splitlines()
+    assert lines, "the check program printed nothing"
+    counts = summary_counts(lines[-1])
+    failed = [line for line in lines if line.startswith("FAIL")]
+    assert counts["failures"] == 0, "\n".join(failed) or lines[-1]
+    return lines, counts
+
+
+def run_check(source_name: str, out_dir: Path) -> tuple[list[str], dict[str, int]]:
+    """Build and run ``tests/kernels/<source_name>`` (build_and_run), print its output (shown with -rP: the
+    per-case lines) and return passed_check of it."""
+    output = build_and_run(REPO_ROOT / "tests" / "kernels" / source_name, out_dir)
+    print(output)
+    return passed_check(output)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernels.gpu_toolchain import REPO_ROOT, build_and_run
+from tests.kernels.gpu_toolchain import run_check
 
 INSTANCES = 5
 SIZES = 5  # GEMM K = 2^16, 2^18, ..., 2^24
@@ -20,10 +20,8 @@ WORKSPACE_CHECKS = 3  # the Hopper-path instances (fp16, bf16, ping-pong) need a
 
 @pytest.mark.gpu
 def test_long_reduction_unbiased(tmp_path: Path) -> None:
-    output = build_and_run(REPO_ROOT / "tests" / "kernels" / "test_accumulation_check.cu", tmp_path)
-    print(output)  # shown with -rP: the probe and per-size lines
-    lines = output.splitlines()
+    lines, counts = run_check("test_accumulation_check.cu", tmp_path)
     expected = 2 + INSTANCES * SIZES * DISTRIBUTIONS + WORKSPACE_CHECKS  # 2 FADD probes
-    assert lines[-1] == f"{expected} checked, 0 failures", "\n".join(line for line in lines if "FAIL" in line)
+    assert counts == {"checked": expected, "failures": 0}
     growing = [line for line in lines if line.startswith("PASS") and "GEMM K 2^24" in line]
     assert len(growing) == INSTANCES * DISTRIBUTIONS

@@ -10,20 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernels.gpu_toolchain import REPO_ROOT, build_and_run
+from tests.kernels.gpu_toolchain import run_check
 
 
 @pytest.mark.gpu
 def test_bwd_weight_transposed(tmp_path: Path) -> None:
-    output = build_and_run(REPO_ROOT / "tests" / "kernels" / "test_bwd_weight_transposed_check.cu", tmp_path)
-    print(output)  # shown with -rP: the per-case lines
-    lines = output.splitlines()
-    last = lines[-1].split()
-    assert lines[-1].endswith(" failures") and last[-2] == "0", "\n".join(
-        line for line in lines if line.startswith("FAIL")
-    )
-    checked, transposed, first_generation = int(last[0]), int(last[2]), int(last[4])
-    direct, reruns = int(last[7]), int(last[9])
+    lines, counts = run_check("test_bwd_weight_transposed_check.cu", tmp_path)
+    checked, transposed, direct = counts["checked"], counts["transposed"], counts["direct"]
+    first_generation, reruns = counts["first generation"], counts["bit-identical reruns"]
     assert checked >= 280  # 94 (instance, problem) pairs at k_batch 1, 3, 16 and the automatic factor
     assert reruns >= 188
     passed = [line for line in lines if line.startswith("PASS")]

@@ -9,20 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernels.gpu_toolchain import REPO_ROOT, build_and_run
+from tests.kernels.gpu_toolchain import run_check
 
 
 @pytest.mark.gpu
 def test_merged_group_bwd_weight(tmp_path: Path) -> None:
-    source = REPO_ROOT / "tests" / "kernels" / "test_merged_group_bwd_weight_check.cu"
-    output = build_and_run(source, tmp_path)
-    print(output)  # shown with -rP: the per-case lines
-    lines = output.splitlines()
-    last = lines[-1].split()
-    assert lines[-1].endswith(" failures") and last[-2] == "0", "\n".join(
-        line for line in lines if line.startswith("FAIL")
-    )
-    checked, direct, reruns = int(last[0]), int(last[2]), int(last[4])
+    lines, counts = run_check("test_merged_group_bwd_weight_check.cu", tmp_path)
+    checked, direct, reruns = counts["checked"], counts["direct"], counts["bit-identical reruns"]
     passed = [line for line in lines if line.startswith("PASS")]
     assert len(passed) == checked >= 150
     assert reruns >= checked // 2

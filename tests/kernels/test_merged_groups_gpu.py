@@ -4,25 +4,17 @@ each mode chosen exactly where the per-group extents match (tests/kernels/test_m
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
-from tests.kernels.gpu_toolchain import REPO_ROOT, build_and_run
-
-SUMMARY = re.compile(r"^(\d+) checked, (\d+) diagonal, (\d+) paired, (\d+) failures$")
+from tests.kernels.gpu_toolchain import run_check
 
 
 @pytest.mark.gpu
 def test_merged_groups_diagonal_and_paired(tmp_path: Path) -> None:
-    output = build_and_run(REPO_ROOT / "tests" / "kernels" / "test_merged_groups_check.cu", tmp_path)
-    print(output)  # shown with -rP: the per-case lines
-    lines = output.splitlines()
-    summary = SUMMARY.match(lines[-1])
-    assert summary is not None, lines[-1]
-    checked, diagonal, paired, failures = (int(value) for value in summary.groups())
-    assert failures == 0, "\n".join(line for line in lines if line.startswith("FAIL"))
+    lines, counts = run_check("test_merged_groups_check.cu", tmp_path)
+    checked, diagonal, paired = counts["checked"], counts["diagonal"], counts["paired"]
     assert checked >= 40
     assert diagonal >= 15  # both directions, 16/16 and 32/32, every hand instance on its problems
     assert paired >= 10  # 8/8 and 4/4 problems, both directions

@@ -7,16 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernels.gpu_toolchain import REPO_ROOT, build_and_run
+from tests.kernels.gpu_toolchain import run_check
 
 
 @pytest.mark.gpu
 def test_streamk_deterministic_and_correct(tmp_path: Path) -> None:
-    output = build_and_run(REPO_ROOT / "tests" / "kernels" / "test_streamk_check.cu", tmp_path)
-    print(output)  # shown with -rP: the per-case lines
-    lines = output.splitlines()
-    assert lines[-1].endswith(" checked, 0 failures"), "\n".join(line for line in lines if "FAIL" in line)
-    checked = int(lines[-1].split()[0])
+    lines, counts = run_check("test_streamk_check.cu", tmp_path)
+    checked = counts["checked"]
     assert checked >= 20  # 5 problems x the instances that support them, plus the twin comparisons
     assert sum(line.startswith("IDENTICAL") for line in lines) >= 3
     assert not any(line.startswith("FAIL") for line in lines)
