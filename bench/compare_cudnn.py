@@ -5,7 +5,9 @@ one profiler sweep (``--problems --json``), cuDNN's (channels_last, ``cudnn.benc
 allowed for fp32, the better of two rounds' medians of CUDA-event-timed repeats after warm-up, so that one
 outlier round cannot make a ratio; L2 flushed between repeats as the
 profiler does), their ratio, and the geometric mean of the ratio per category (dense, grouped, depthwise,
-3d). Prints a Markdown table and writes it (.md), a CSV and a PNG chart.
+3d). Beside our TFLOP/s, our GB/s (each tensor the direction touches moved once: input + weights + output)
+and its fraction of the HBM roofline (ROOFLINE_GBPS), which is what a bandwidth-bound kernel (depthwise) is
+measured by. Prints a Markdown table and writes it (.md), a CSV and a PNG chart.
 
 PyTorch is imported only when cuDNN is timed, so this module loads on machines without it.
 
@@ -40,6 +42,10 @@ from generators.atomic_files import write_atomic  # noqa: E402
 Direction = Literal["fwd", "bwd_data", "bwd_weight"]
 DType = Literal["fp16", "bf16", "fp32"]
 Category = Literal["dense", "grouped", "depthwise", "3d"]
+ELEMENT_BYTES: dict[str, int] = {"fp16": 2, "bf16": 2, "fp32": 4}
+ROOFLINE_GBPS = 3000.0
+"""The HBM roofline the bandwidth fractions are taken of: of the H100 SXM's 3.35 TB/s peak, the 3.0 TB/s that
+issue 10 counts as reachable."""
 CATEGORIES: tuple[Category, ...] = ("dense", "grouped", "depthwise", "3d")
 DIRECTIONS: tuple[Direction, ...] = ("fwd", "bwd_data", "bwd_weight")
 DTYPES: tuple[DType, ...] = ("fp16", "bf16", "fp32")
@@ -109,13 +115,7 @@ class Problem(BaseModel):
         if min(out) < 1:
             shape = "x".join(map(str, out))
             raise ValueError(f"output {shape} is empty (filter larger than the padded input)")
-        spatial_in = self.Di * self.Hi * self.Wi
-        sizes = {
-            "input": self.N * self.C * spatial_in,
-            "weight": self.K * (self.C // self.G) * self.Z * self.Y * self.X,
-            "output": self.N * self.K * math.prod(out),
-        }
-        for tensor, elements in sizes.items():
+        for tensor, elements in self.tensor_elements().items():
             if elements >= MAX_ELEMENTS:
                 raise ValueError(f"{tensor} tensor of {elements} elements: accepted fewer than 2^62")
         return self
@@ -139,6 +139,18 @@ class Problem(BaseModel):
             size(self.Wi, self.X, self.stride_w, self.pad_w, self.dilation_w),
         )
 
+    def tensor_elements(self) -> dict[str, int]:
+        """Elements of the input (NDHWGC), weight (GKZYXC) and output (NDHWGK) tensors."""
+        return {
+            "input": self.N * self.C * self.Di * self.Hi * self.Wi,
+            "weight": self.K * (self.C // self.G) * self.Z * self.Y * self.X,
+            "output": self.N * self.K * math.prod(self.output()),
+        }
+
+    def min_bytes(self, dtype: DType) -> float:
+        """The fewest bytes any direction moves: each of the three tensors once (two read, one written)."""
+        return float(ELEMENT_BYTES[dtype] * sum(self.tensor_elements().values()))
+
     def flops(self) -> float:
         """2*N*K*(Do*Ho*Wo)*(C/G)*(Z*Y*X), the same for all three directions (DESIGN.md)."""
         do, ho, wo = self.output()
@@ -156,12 +168,23 @@ class Comparison(BaseModel):
     ours_tflops: float | None
     ours_kernel: str
     cudnn_tflops: float | None
+    ours_gbps: float | None = None
+    """Our GB/s: the problem's min_bytes in our time."""
 
     @property
     def ratio(self) -> float | None:
         if not self.ours_tflops or not self.cudnn_tflops:
             return None
         return self.ours_tflops / self.cudnn_tflops
+
+    @property
+    def roofline_fraction(self) -> float | None:
+        return None if self.ours_gbps is None else self.ours_gbps / ROOFLINE_GBPS
+
+
+def achieved_gbps(problem: Problem, dtype: DType, tflops: float) -> float:
+    """GB/s of a run at `tflops`: the problem's min_bytes in the time its flops take at that rate."""
+    return problem.min_bytes(dtype) * tflops * 1e3 / problem.flops()
 
 
 def category_of(problem: Problem) -> Category:
@@ -257,13 +280,15 @@ def _fmt(value: float | None, digits: int = 1) -> str:
 
 def format_table(rows: Sequence[Comparison], means: dict[Category, float]) -> str:
     lines = [
-        "| problem | category | direction | dtype | ours TFLOP/s | cuDNN TFLOP/s | ours / cuDNN |",
-        "|---|---|---|---|---:|---:|---:|",
+        "| problem | category | direction | dtype | ours TFLOP/s | ours GB/s "
+        f"| of {ROOFLINE_GBPS / 1000:.1f} TB/s | cuDNN TFLOP/s | ours / cuDNN |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
             f"| {r.problem} | {r.category} | {r.direction} | {r.dtype} | {_fmt(r.ours_tflops)} | "
-            f"{_fmt(r.cudnn_tflops)} | {_fmt(r.ratio, 2)} |"
+            f"{_fmt(r.ours_gbps, 0)} | {_fmt(r.roofline_fraction, 2)} | {_fmt(r.cudnn_tflops)} | "
+            f"{_fmt(r.ratio, 2)} |"
         )
     lines += ["", "| category | geometric mean ours / cuDNN |", "|---|---:|"]
     lines += [f"| {cat} | {means[cat]:.2f} |" for cat in CATEGORIES if cat in means]
@@ -284,6 +309,8 @@ def write_csv(path: Path, rows: Sequence[Comparison]) -> None:
             "ours_kernel",
             "cudnn_tflops",
             "ratio",
+            "ours_gbps",
+            "roofline_fraction",
         ]
     )
     for r in rows:
@@ -298,6 +325,8 @@ def write_csv(path: Path, rows: Sequence[Comparison]) -> None:
                 r.ours_kernel,
                 _fmt(r.cudnn_tflops, 3),
                 _fmt(r.ratio, 4),
+                _fmt(r.ours_gbps, 1),
+                _fmt(r.roofline_fraction, 4),
             ]
         )
     write_atomic(path, out.getvalue().encode())
@@ -447,6 +476,7 @@ def compare(
                         ours_tflops=mine[0] if mine else None,
                         ours_kernel=mine[1] if mine else "",
                         cudnn_tflops=p.flops() / (ms * 1e9),
+                        ours_gbps=achieved_gbps(p, dtype, mine[0]) if mine else None,
                     )
                 )
                 print(

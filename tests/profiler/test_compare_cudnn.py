@@ -55,6 +55,29 @@ def test_categories_and_flops(cc: ModuleType, tmp_path: Path) -> None:
     assert problems[3].ndim == 3 and problems[3].output() == (4, 8, 8)
 
 
+def test_bandwidth_counts_each_tensor_once(cc: ModuleType, tmp_path: Path) -> None:
+    # depthwise 3x3 stride 2 at 56x56 -> 28x28, N = 8, C = K = G = 64
+    (p,) = cc.read_problems(table(tmp_path, ["dw,8,64,64,64,1,56,56,1,3,3,1,2,2,0,1,1,1,1,1"]))
+    elements = 8 * 64 * 56 * 56 + 64 * 9 + 8 * 64 * 28 * 28
+    assert p.min_bytes("fp16") == 2 * elements and p.min_bytes("fp32") == 4 * elements
+    # a run at 1 TFLOP/s takes flops / 1e12 s; in that time min_bytes moved
+    seconds = p.flops() / 1e12
+    assert cc.achieved_gbps(p, "bf16", 1.0) == pytest.approx(2 * elements / seconds / 1e9)
+    row = cc.Comparison(
+        problem="dw",
+        problem_idx=0,
+        category="depthwise",
+        direction="fwd",
+        dtype="fp16",
+        ours_tflops=1.0,
+        ours_kernel="k",
+        cudnn_tflops=0.5,
+        ours_gbps=2400.0,
+    )
+    assert row.roofline_fraction == pytest.approx(2400.0 / cc.ROOFLINE_GBPS)
+    assert "| dw | depthwise | fwd | fp16 | 1.0 | 2400 | 0.80 | 0.5 | 2.00 |" in cc.format_table([row], {})
+
+
 def test_best_ours_takes_the_fastest_verified_valid_result(cc: ModuleType) -> None:
     records = [
         {
@@ -128,8 +151,8 @@ def test_geomean_table_and_csv(cc: ModuleType, tmp_path: Path) -> None:
     means = cc.geomean_by_category(rows)
     assert means == {"dense": pytest.approx(1.0), "grouped": pytest.approx(3.0)}
     text = cc.format_table(rows, means)
-    assert "| a | dense | fwd | fp16 | 100.0 | 200.0 | 0.50 |" in text
-    assert "| d | depthwise | fwd | fp16 | - | 5.0 | - |" in text
+    assert "| a | dense | fwd | fp16 | 100.0 | - | - | 200.0 | 0.50 |" in text
+    assert "| d | depthwise | fwd | fp16 | - | - | - | 5.0 | - |" in text
     assert "| grouped | 3.00 |" in text and "| depthwise |" not in text.split("geometric mean")[1]
     out = tmp_path / "r.csv"
     cc.write_csv(out, rows)
