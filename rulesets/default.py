@@ -8,9 +8,9 @@ it), backward on compv3 and mem, and two-stage on and off where the direction ha
 the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopper path
 (``MERGED_GROUP_TILES``), bwd_weight four 16- and 32-row tiles it runs transposed
 (``TRANSPOSED_BWD_WEIGHT_TILES``) and seven for small C/G, six of them merged groups that run the direct
-merged-group kernel where gm x K/G = tile_m (``SMALL_CG_BWD_WEIGHT_TILES``). The backward directions add
-their depthwise direct kernels (2D): filters 3, 5 and 7 x strides 1 and 2 on one shape per direction and
-dtype (``DEFAULT_DEPTHWISE_SHAPES``), six per request.
+merged-group kernel where gm x K/G = tile_m (``SMALL_CG_BWD_WEIGHT_TILES``). Every direction adds its
+depthwise direct kernels (2D): filters 3, 5 and 7 x strides 1 and 2 on one shape per direction and dtype
+(``DEFAULT_DEPTHWISE_SHAPES``), six per request.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
@@ -94,10 +94,15 @@ DEFAULT_PIPELINES = {
     Direction.BWD_WEIGHT: (PipelineChoice(Pipeline.COMPV3), PipelineChoice(Pipeline.MEM)),
 }
 
-# One depthwise shape per backward direction and dtype, valid for every filter and stride of
-# ``space.DEPTHWISE_BWD_FILTERS``: vec 8 where 16 bytes allow it (fp16/bf16 bwd_data), else vec 4;
-# bwd_weight on 128 threads, whose 7x7x4 accumulators fit the registers.
+# One depthwise shape per direction and dtype, valid for every filter and stride of
+# ``space.DEPTHWISE_BWD_FILTERS``: vec 8 where 16 bytes allow it (fp16/bf16 fwd and bwd_data), else vec 4;
+# bwd_weight on 128 threads, whose 7x7x4 accumulators fit the registers. Forward: upstream's 16x16 nb8 sub1x4
+# shape for 16-bit types, the 16x16 nb4 sub2x4 vec-4 shape that reached 2.85-2.96 TB/s in fp32 (H200,
+# docs/performance.md "Depthwise").
 DEFAULT_DEPTHWISE_SHAPES = {
+    (Direction.FWD, DataType.FP16): DepthwiseShape(16, 16, 8, 1, 4, 8),
+    (Direction.FWD, DataType.BF16): DepthwiseShape(16, 16, 8, 1, 4, 8),
+    (Direction.FWD, DataType.FP32): DepthwiseShape(16, 16, 4, 2, 4, 4),
     (Direction.BWD_DATA, DataType.FP16): DepthwiseShape(16, 16, 8, 2, 2, 8),
     (Direction.BWD_DATA, DataType.BF16): DepthwiseShape(16, 16, 8, 2, 2, 8),
     (Direction.BWD_DATA, DataType.FP32): DepthwiseShape(16, 16, 4, 2, 4, 4),
