@@ -38,11 +38,11 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))  # run as a script from anywhere: the repository's own packages
 from generators.atomic_files import write_atomic  # noqa: E402
+from generators.enums import DataType  # noqa: E402
 
 Direction = Literal["fwd", "bwd_data", "bwd_weight"]
 DType = Literal["fp16", "bf16", "fp32"]
 Category = Literal["dense", "grouped", "depthwise", "3d"]
-ELEMENT_BYTES: dict[str, int] = {"fp16": 2, "bf16": 2, "fp32": 4}
 ROOFLINE_GBPS = 3000.0
 """The HBM roofline the bandwidth fractions are taken of: of the H100 SXM's 3.35 TB/s peak, the 3.0 TB/s that
 issue 10 counts as reachable."""
@@ -149,7 +149,7 @@ class Problem(BaseModel):
 
     def min_bytes(self, dtype: DType) -> float:
         """The fewest bytes any direction moves: each of the three tensors once (two read, one written)."""
-        return float(ELEMENT_BYTES[dtype] * sum(self.tensor_elements().values()))
+        return float(DataType(dtype).size_bytes * sum(self.tensor_elements().values()))
 
     def flops(self) -> float:
         """2*N*K*(Do*Ho*Wo)*(C/G)*(Z*Y*X), the same for all three directions (DESIGN.md)."""
