@@ -502,11 +502,28 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     return true;
   }
 
-  // Persistent: one CTA per SM (at most one per work unit) walks the units of the launch's GEMMs.
+  // Persistent: one CTA per SM (at most one per work unit) walks the units of the launch's GEMMs. A launch of
+  // one GEMM where the configuration carries several (bwd_data at unit stride, a stride phase launched alone)
+  // takes the kernel of one GEMM (sm90/kernel.cuh, `Gemms`).
   static cudaError_t launch_sm90_params(const Sm90Launch& sm90, cudaStream_t stream, bool overlap) {
     int sms = 0;
     TD_RETURN_IF_CUDA_ERROR(device_sms(sms));
     const unsigned ctas = unsigned(std::min<int64_t>(sm90.units, sms));
+    if constexpr (Sm90::kMaxGemms > 1) {
+      if (sm90.count == 1) {
+        kernels::sm90::Sm90Params<typename Config::Index, 1> one{};
+        one.gemms[0] = sm90.gemms[0];
+        one.count = 1;
+        one.units = sm90.units;
+        one.fold = sm90.fold;
+        return launch_sm90_diagonal_or_not(one, ctas, stream, overlap);
+      }
+    }
+    return launch_sm90_diagonal_or_not(sm90, ctas, stream, overlap);
+  }
+  template <int Gemms>
+  static cudaError_t launch_sm90_diagonal_or_not(const kernels::sm90::Sm90Params<typename Config::Index, Gemms>& sm90,
+                                                 unsigned ctas, cudaStream_t stream, bool overlap) {
     if constexpr (Sm90::kDiagonal) {
       if (sm90.gemms[0].tma.diagonal) return launch_sm90_kernel<true>(sm90, ctas, stream, overlap);
     }
@@ -517,9 +534,10 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   // `overlap`: a programmatic dependent launch, whose CTAs take the SMs the previous kernel's last CTAs leave
   // (the kernel lets dependents start at once and waits for its predecessor before it exits, so stream order
   // holds for whatever follows).
-  template <bool Diagonal>
-  static cudaError_t launch_sm90_kernel(const Sm90Launch& sm90, unsigned ctas, cudaStream_t stream, bool overlap) {
-    auto* kernel = &kernels::sm90::sm90_implicit_gemm_kernel<Sm90, Diagonal>;
+  template <bool Diagonal, int Gemms>
+  static cudaError_t launch_sm90_kernel(const kernels::sm90::Sm90Params<typename Config::Index, Gemms>& sm90,
+                                        unsigned ctas, cudaStream_t stream, bool overlap) {
+    auto* kernel = &kernels::sm90::sm90_implicit_gemm_kernel<Sm90, Diagonal, Gemms>;
     if constexpr (Sm90::kReallocatesRegisters) {
       // The consumers' setmaxnreg.inc takes what the producer frees from the launch's registers; a kernel
       // compiled to fewer would wait forever, so refuse it (once per kernel: the count is fixed at build).

@@ -75,10 +75,13 @@ __device__ __forceinline__ const auto& mma_operand(const StagesA& sA, const Stag
 // `Diagonal`: the kernel of merged groups by diagonal blocks (Cfg::kDiagonal), launched where the host chose it
 // for the problem (TmaOperands::diagonal). A kernel of its own, not a branch: with both consumer paths in one
 // function ptxas serialises the wgmma pipeline (C7511) for some configurations, and the other problems keep
-// exactly the code they had.
-template <class Cfg, bool Diagonal = false>
+// exactly the code they had. `Gemms`: the GEMMs its parameters carry; a launch of one GEMM where the
+// configuration can carry several (bwd_data at unit stride, or a stride phase launched alone) takes the kernel
+// of one, whose GEMM's fields are constant operands rather than loads indexed by the unit's GEMM (H100, same
+// tile: vgg_3x3_112 bwd_data 132 -> 118 us, r50_3x3_28_n64 39.8 -> 36.4 us).
+template <class Cfg, bool Diagonal = false, int Gemms = Cfg::kMaxGemms>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
-    sm90_implicit_gemm_kernel(const __grid_constant__ Sm90Params<typename Cfg::Index, Cfg::kMaxGemms> params) {
+    sm90_implicit_gemm_kernel(const __grid_constant__ Sm90Params<typename Cfg::Index, Gemms> params) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace cute;
   using Index = typename Cfg::Index;
