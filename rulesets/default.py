@@ -9,8 +9,9 @@ the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopp
 (``MERGED_GROUP_TILES``), bwd_weight four 16- and 32-row tiles it runs transposed
 (``TRANSPOSED_BWD_WEIGHT_TILES``) and seven for small C/G, six of them merged groups that run the direct
 merged-group kernel where gm x K/G = tile_m (``SMALL_CG_BWD_WEIGHT_TILES``). Every direction adds its
-depthwise direct kernels (2D): filters 3, 5 and 7 (fp32 forward: 3 and 5) x strides 1 and 2 on one shape per
-direction and dtype (``DEFAULT_DEPTHWISE_SHAPES``, ``DEFAULT_DEPTHWISE_FILTERS``), six (four) per request.
+depthwise direct kernels (2D): filters 3, 5 and 7 (fp32 forward: 3 and 5) x strides 1 and 2, six per request
+(four for fp32 forward), on the shapes of ``DEFAULT_DEPTHWISE`` (one per direction and dtype; 16-bit forward
+has a second for 7x7).
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
@@ -94,25 +95,30 @@ DEFAULT_PIPELINES = {
     Direction.BWD_WEIGHT: (PipelineChoice(Pipeline.COMPV3), PipelineChoice(Pipeline.MEM)),
 }
 
-# One depthwise shape per direction and dtype, for filters 3, 5 and 7 at strides 1 and 2: vec 8
+# Depthwise shapes per direction and dtype, each with the filters it serves (strides 1 and 2 for each): vec 8
 # where 16 bytes allow it (fp16/bf16 fwd and bwd_data), else vec 4; bwd_weight on 128 threads, whose 7x7x4
-# accumulators fit the registers. Forward: upstream's 16x16 nb8 sub1x4 shape for 16-bit types, and for fp32
-# the 16x16 nb4 sub2x4 vec-4 shape that reached 2.85-2.96 TB/s on 3x3 (H200, docs/performance.md
-# "Depthwise"), without 7x7, which spills there (ptxas: 3.5-4.8 KB a thread; no fp32 forward shape tried
-# keeps 7x7 in registers).
-DEFAULT_DEPTHWISE_SHAPES = {
-    (Direction.FWD, DataType.FP16): DepthwiseShape(16, 16, 8, 1, 4, 8),
-    (Direction.FWD, DataType.BF16): DepthwiseShape(16, 16, 8, 1, 4, 8),
-    (Direction.FWD, DataType.FP32): DepthwiseShape(16, 16, 4, 2, 4, 4),
-    (Direction.BWD_DATA, DataType.FP16): DepthwiseShape(16, 16, 8, 2, 2, 8),
-    (Direction.BWD_DATA, DataType.BF16): DepthwiseShape(16, 16, 8, 2, 2, 8),
-    (Direction.BWD_DATA, DataType.FP32): DepthwiseShape(16, 16, 4, 2, 4, 4),
-    (Direction.BWD_WEIGHT, DataType.FP16): DepthwiseShape(16, 16, 4, 2, 4, 4),
-    (Direction.BWD_WEIGHT, DataType.BF16): DepthwiseShape(16, 16, 4, 2, 4, 4),
-    (Direction.BWD_WEIGHT, DataType.FP32): DepthwiseShape(16, 16, 4, 2, 4, 4),
+# accumulators fit the registers. Forward, 16-bit: 8x16 nb4 sub2x4 for 3x3 and 5x5 (H100, 3x3 s1: 1.4-2.2x
+# upstream's 16x16 nb8 sub1x4, whose 512 threads at up to 128 registers leave one CTA on an SM;
+# docs/performance.md "Depthwise forward shapes") and upstream's shape for 7x7, where 8x16 nb4 sub2x4 spills
+# (ptxas: 108 B at stride 1, 2.5 KB at stride 2). fp32: the 16x16 nb4 sub2x4 vec-4 shape that reached
+# 2.85-2.96 TB/s on 3x3 (H200, docs/performance.md "Depthwise"), without 7x7, which spills there (3.5-4.8 KB
+# a thread; no fp32 forward shape tried keeps 7x7 in registers).
+_FWD_16BIT = (
+    (DepthwiseShape(8, 16, 4, 2, 4, 8), (3, 5)),
+    (DepthwiseShape(16, 16, 8, 1, 4, 8), (7,)),
+)
+_ALL_FILTERS = space.DEPTHWISE_BWD_FILTERS
+DEFAULT_DEPTHWISE: dict[tuple[Direction, DataType], tuple[tuple[DepthwiseShape, tuple[int, ...]], ...]] = {
+    (Direction.FWD, DataType.FP16): _FWD_16BIT,
+    (Direction.FWD, DataType.BF16): _FWD_16BIT,
+    (Direction.FWD, DataType.FP32): ((DepthwiseShape(16, 16, 4, 2, 4, 4), space.DEPTHWISE_FILTERS),),
+    (Direction.BWD_DATA, DataType.FP16): ((DepthwiseShape(16, 16, 8, 2, 2, 8), _ALL_FILTERS),),
+    (Direction.BWD_DATA, DataType.BF16): ((DepthwiseShape(16, 16, 8, 2, 2, 8), _ALL_FILTERS),),
+    (Direction.BWD_DATA, DataType.FP32): ((DepthwiseShape(16, 16, 4, 2, 4, 4), _ALL_FILTERS),),
+    (Direction.BWD_WEIGHT, DataType.FP16): ((DepthwiseShape(16, 16, 4, 2, 4, 4), _ALL_FILTERS),),
+    (Direction.BWD_WEIGHT, DataType.BF16): ((DepthwiseShape(16, 16, 4, 2, 4, 4), _ALL_FILTERS),),
+    (Direction.BWD_WEIGHT, DataType.FP32): ((DepthwiseShape(16, 16, 4, 2, 4, 4), _ALL_FILTERS),),
 }
-DEFAULT_DEPTHWISE_FILTERS = {(Direction.FWD, DataType.FP32): space.DEPTHWISE_FILTERS}
-"""Where a shape serves fewer filters than ``space.DEPTHWISE_BWD_FILTERS`` (3, 5, 7)."""
 
 
 def default_configs(
@@ -154,7 +160,6 @@ def default_configs(
                     num_wave_groups=wave_groups,
                     num_groups_to_merge=groups_to_merge,
                 )
-    depthwise_shape = DEFAULT_DEPTHWISE_SHAPES.get((direction, dtype))
-    if ndim == 2 and depthwise_shape is not None:
-        filters = DEFAULT_DEPTHWISE_FILTERS.get((direction, dtype), space.DEPTHWISE_BWD_FILTERS)
-        yield from depthwise_configs(direction, dtype, filters, (depthwise_shape,))
+    if ndim == 2:
+        for shape, filters in DEFAULT_DEPTHWISE.get((direction, dtype), ()):
+            yield from depthwise_configs(direction, dtype, filters, (shape,))
