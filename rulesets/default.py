@@ -99,10 +99,10 @@ DEFAULT_PIPELINES = {
 # where 16 bytes allow it (fp16/bf16 fwd and bwd_data), else vec 4; bwd_weight on 128 threads, whose 7x7x4
 # accumulators fit the registers. Forward, 16-bit: 8x16 nb4 sub2x4 for 3x3 and 5x5 (H100, 3x3 s1: 1.4-2.2x
 # upstream's 16x16 nb8 sub1x4, whose 512 threads at up to 128 registers leave one CTA on an SM;
-# docs/performance.md "Depthwise forward shapes") and upstream's shape for 7x7, where 8x16 nb4 sub2x4 spills
-# (ptxas: 108 B at stride 1, 2.5 KB at stride 2). fp32: the 16x16 nb4 sub2x4 vec-4 shape that reached
-# 2.85-2.96 TB/s on 3x3 (H200, docs/performance.md "Depthwise"), without 7x7, which spills there (3.5-4.8 KB
-# a thread; no fp32 forward shape tried keeps 7x7 in registers).
+# docs/performance.md, "16-bit depthwise forward: the shape of `default`") and upstream's shape for 7x7,
+# where 8x16 nb4 sub2x4 spills (ptxas: 108 B at stride 1, 2.5 KB at stride 2). fp32: the 16x16 nb4 sub2x4
+# vec-4 shape that reached 2.85-2.96 TB/s on 3x3 (H200, docs/performance.md "Depthwise"), without 7x7, which
+# spills there (3.5-4.8 KB a thread; no fp32 forward shape tried keeps 7x7 in registers).
 _FWD_16BIT = (
     (DepthwiseShape(8, 16, 4, 2, 4, 8), (3, 5)),
     (DepthwiseShape(16, 16, 8, 1, 4, 8), (7,)),
