@@ -518,13 +518,15 @@ def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
 
 
 def _depthwise_vector_width(c: DepthwiseConfig, arch: ArchSpec) -> str | None:
-    """in_vec/out_vec are powers of two up to 16 bytes. Source: ck_conventions §1 (max vector width)."""
-    widest = arch.max_access_width(c.dtype)
+    """in_vec/out_vec are powers of two up to 32 bytes, moved as one access or (32 bytes: fp32 vec 8, fp16
+    vec 16) two 16-byte ones, as the implicit GEMM's vectors. Source: ck_conventions §1 (max vector width)."""
+    widest = arch.max_vector_width(c.dtype)
     for field, width in (("in_vec", c.in_vec), ("out_vec", c.out_vec)):
         if not _is_pow2(width) or width > widest:
             return (
                 f"{field} {width} is not a power of two <= {widest} for {c.dtype.value} "
-                f"({width * c.dtype.size_bytes} bytes; the widest vector load is {arch.max_access_bytes})"
+                f"({width * c.dtype.size_bytes} bytes; the widest vector is {arch.max_vector_bytes}, "
+                f"two {arch.max_access_bytes}-byte accesses)"
             )
     return None
 

@@ -28,10 +28,10 @@ whole tile): AMD's accumulator registers hold them, sm_90a's 255 registers per t
 operand fragments; ``tile_divisible`` 848 -- the SPLIT_MK wave strategy (wave_k 2) on tiles whose
 tile_k equals the warp tile's K (8, 16, 32), which must be a multiple of wave_k x warp_tile_k;
 ``shared_memory`` 246 -- fp32 K-64 tiles with tile_m + tile_n >= 256 on the 4-stage mem and comp_async
-pipelines, beyond sm_90a's 227 KB per block; ``depthwise_vector_width`` 48 -- fp32 depthwise vec 8 (32
-bytes; the widest vector access is 16 bytes): fwd 18, bwd_data 18, bwd_weight 12. (Implicit-GEMM vectors of 32
-bytes, the legacy bwd_data fp16 vec 16, run as two 16-byte accesses.) ``depthwise_bwd_weight_registers`` 16 --
-fp16/bf16 bwd_weight 5x5 and 7x7 on the vec-8 shapes (200 or 392 fp32 accumulators per thread).
+pipelines, beyond sm_90a's 227 KB per block; ``depthwise_shared_memory`` 4 -- fp32 forward vec 8 on the
+32x32 tile (a 64-channel halo of 262-356 KB); ``depthwise_bwd_weight_registers`` 24 -- bwd_weight 5x5 and
+7x7 on the vec-8 shapes (200 or 392 fp32 accumulators per thread), fp32's since its vec 8 runs as two 16-byte
+accesses, as the implicit GEMM's 32-byte vectors do.
 """
 
 from __future__ import annotations

@@ -8,11 +8,11 @@ configurations of the ``profiler/`` and ``tests/`` files (``rulesets.enumerate``
 parity report (``rulesets.parity``) lists which of them the arch rejects.
 
 Arch rejections of ``profiler`` on sm_90a (configurations summed over the 18 requests):
-``depthwise_vector_width`` 14 -- depthwise vec 8 in fp32 (32 bytes; the widest vector access is 16 bytes).
+``depthwise_shared_memory`` 2 -- fp32 forward depthwise vec 8 on the 32x32 tile (a 262-293 KB halo). Its
+other 12 fp32 vec-8 lines run, as two 16-byte accesses per vector.
 
 Arch rejections of ``tests`` on sm_90a (configurations summed over the 18 requests): ``register_budget`` 6 --
-224x256, 256x224 and 256x256 tiles on four waves (more than 128 fp32 accumulators per thread);
-``depthwise_vector_width`` 4 -- depthwise vec 8 in fp32.
+224x256, 256x224 and 256x256 tiles on four waves (more than 128 fp32 accumulators per thread).
 """
 
 from __future__ import annotations

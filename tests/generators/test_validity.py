@@ -188,7 +188,8 @@ def test_unknown_arch():
 
 
 DEPTHWISE_CASES = [
-    ("depthwise_vector_width", dict(in_vec=8, out_vec=8), dict(in_vec=8, out_vec=8, dtype="fp32")),
+    ("depthwise_vector_width", dict(in_vec=8, out_vec=8, dtype="fp32"), dict(in_vec=16, dtype="fp32")),
+    ("depthwise_vector_width", dict(in_vec=16, out_vec=16), dict(in_vec=8, out_vec=32)),
     (
         "depthwise_vector_divides_channels",
         dict(nbatch=1, out_vec=8, in_vec=8),

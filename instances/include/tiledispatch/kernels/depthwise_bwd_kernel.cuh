@@ -73,8 +73,8 @@ struct BwdDataShape {
                 "bwd_data sub-tiles are whole stride phases (the taps of each pixel are compile-time)");
   static_assert(kInVec >= 1 && kOutVec >= 1 && (kInVec & (kInVec - 1)) == 0 && (kOutVec & (kOutVec - 1)) == 0,
                 "vector widths are powers of two");
-  static_assert(kInVec * sizeof(T) <= Target::kMaxAccessBytes && kOutVec * sizeof(T) <= Target::kMaxAccessBytes,
-                "vectors are single accesses: at most the arch's widest load (16 bytes)");
+  static_assert(kInVec * sizeof(T) <= Target::kMaxVectorBytes && kOutVec * sizeof(T) <= Target::kMaxVectorBytes,
+                "vectors are at most two of the arch's widest accesses (32 bytes)");
 
   static constexpr int kChannels = kNBatch * kOutVec;
   static constexpr int kThreadsW = kTileW / kSubW, kThreadsH = kTileH / kSubH;
@@ -105,8 +105,8 @@ struct BwdWeightShape {
   static_assert(kTileH % kSubH == 0 && kTileW % kSubW == 0, "the sub-tile must divide the tile");
   static_assert(kInVec >= 1 && kOutVec >= 1 && (kInVec & (kInVec - 1)) == 0 && (kOutVec & (kOutVec - 1)) == 0,
                 "vector widths are powers of two");
-  static_assert(kInVec * sizeof(T) <= Target::kMaxAccessBytes && kOutVec * sizeof(T) <= Target::kMaxAccessBytes,
-                "vectors are single accesses: at most the arch's widest load (16 bytes)");
+  static_assert(kInVec * sizeof(T) <= Target::kMaxVectorBytes && kOutVec * sizeof(T) <= Target::kMaxVectorBytes,
+                "vectors are at most two of the arch's widest accesses (32 bytes)");
   static_assert(32 % kNBatch == 0, "a warp holds whole channel-group sets (the butterfly reduction's lanes)");
 
   static constexpr int kChannels = kNBatch * kOutVec;
@@ -179,7 +179,6 @@ __global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads) depthwise_bwd_
 
   const int group = tid % S::kNBatch, spatial = tid / S::kNBatch;
   const int sx = spatial % S::kThreadsW, sy = spatial / S::kThreadsW;
-  using VecIn = typename Bits<V * int(sizeof(T))>::type;
   const int gc = c0 + group * V;
   T* dx = static_cast<T*>(p.dx);
   const T* dy_base = s_dy + group * V;
@@ -216,11 +215,8 @@ __global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads) depthwise_bwd_
           }
           if (!used) continue;
           const int position = (k % S::kColStep) * S::kQW + sx + k / S::kColStep;
-          const VecIn bits = *reinterpret_cast<const VecIn*>(row + position * CB);
-          const T* elems = reinterpret_cast<const T*>(&bits);
           float g[V];
-#pragma unroll
-          for (int v = 0; v < V; ++v) g[v] = to_float(elems[v]);
+          load_floats<V>(row + position * CB, g);
 #pragma unroll
           for (int c = 0; c < S::kSubW; ++c) {
             const int fx = c + S::kPadW - SW * (k + S::kLoW);
@@ -237,11 +233,7 @@ __global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads) depthwise_bwd_
         for (int c = 0; c < S::kSubW; ++c) {
           const int iw = iw0 + sx * S::kSubW + c;
           if (iw < p.Wx) {
-            VecIn bits;
-            T* elems = reinterpret_cast<T*>(&bits);
-#pragma unroll
-            for (int v = 0; v < V; ++v) elems[v] = from_float<T>(acc[c][v]);
-            *reinterpret_cast<VecIn*>(dx + ((int64_t(n) * p.Hx + ih) * p.Wx + iw) * p.C + gc) = bits;
+            store_floats<V>(dx + ((int64_t(n) * p.Hx + ih) * p.Wx + iw) * p.C + gc, acc[c]);
           }
         }
       }
@@ -280,7 +272,6 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
   const int group = tid % NB, spatial = tid / NB;
   const int sx = spatial % S::kThreadsW, sy = spatial / S::kThreadsW;
   const bool computes = tid < S::kThreads;
-  using VecIn = typename Bits<V * int(sizeof(T))>::type;
   const T* x_in = static_cast<const T*>(p.x);
   const T* dy_in = static_cast<const T*>(p.dy);
 
@@ -313,10 +304,7 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
         const T* dy_row = s_dy + (sy * S::kSubH + r) * S::kTileW * CB + group * V;
 #pragma unroll
         for (int c = 0; c < S::kSubW; ++c) {
-          const VecIn bits = *reinterpret_cast<const VecIn*>(dy_row + (c * S::kThreadsW + sx) * CB);
-          const T* elems = reinterpret_cast<const T*>(&bits);
-#pragma unroll
-          for (int v = 0; v < V; ++v) g[c][v] = to_float(elems[v]);
+          load_floats<V>(dy_row + (c * S::kThreadsW + sx) * CB, g[c]);
         }
 #pragma unroll
         for (int fy = 0; fy < F; ++fy) {
@@ -324,11 +312,8 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
 #pragma unroll
           for (int k = 0; k < S::kWindowW; ++k) {
             const int position = (k % S::kColStep) * S::kQW + sx + k / S::kColStep;
-            const VecIn bits = *reinterpret_cast<const VecIn*>(row + position * CB);
-            const T* elems = reinterpret_cast<const T*>(&bits);
             float xin[V];
-#pragma unroll
-            for (int v = 0; v < V; ++v) xin[v] = to_float(elems[v]);
+            load_floats<V>(row + position * CB, xin);
 #pragma unroll
             for (int c = 0; c < S::kSubW; ++c) {
               const int fx = k - c * SW;

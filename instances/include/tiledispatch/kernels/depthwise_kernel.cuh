@@ -61,6 +61,7 @@ struct Bits<16> {
   using type = uint4;
 };
 
+
 constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 constexpr int align16(int bytes) { return (bytes + 15) / 16 * 16; }
 
@@ -77,8 +78,8 @@ struct Shape {
   static_assert(kTileH % kSubH == 0 && kTileW % kSubW == 0, "the sub-tile must divide the tile");
   static_assert(kInVec >= 1 && kOutVec >= 1 && (kInVec & (kInVec - 1)) == 0 && (kOutVec & (kOutVec - 1)) == 0,
                 "vector widths are powers of two");
-  static_assert(kInVec * sizeof(T) <= Target::kMaxAccessBytes && kOutVec * sizeof(T) <= Target::kMaxAccessBytes,
-                "vectors are single accesses: at most the arch's widest load (16 bytes)");
+  static_assert(kInVec * sizeof(T) <= Target::kMaxVectorBytes && kOutVec * sizeof(T) <= Target::kMaxVectorBytes,
+                "vectors are at most two of the arch's widest accesses (32 bytes)");
 
   static constexpr int kChannels = kNBatch * kOutVec;  // CB: channels of one block
   static constexpr int kThreadsW = kTileW / kSubW, kThreadsH = kTileH / kSubH;
@@ -116,11 +117,46 @@ __device__ inline __half from_float<__half>(float v) { return __float2half_rn(v)
 template <>
 __device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
 
+// V elements from `src` as floats, and V floats to `dst` as elements: one access of up to 16 bytes, or (fp32 vec
+// 8, 16-bit vec 16) two 16-byte ones, each through registers of its own.
+template <int V, class T>
+__device__ __forceinline__ void load_floats(const T* src, float* dst) {
+  if constexpr (V * sizeof(T) > 16) {
+    load_floats<V / 2>(src, dst);
+    load_floats<V / 2>(src + V / 2, dst + V / 2);
+  } else {
+    using B = typename Bits<V * int(sizeof(T))>::type;
+    const B bits = *reinterpret_cast<const B*>(src);
+    const T* elems = reinterpret_cast<const T*>(&bits);
+#pragma unroll
+    for (int v = 0; v < V; ++v) dst[v] = to_float(elems[v]);
+  }
+}
+template <int V, class T>
+__device__ __forceinline__ void store_floats(T* dst, const float* src) {
+  if constexpr (V * sizeof(T) > 16) {
+    store_floats<V / 2>(dst, src);
+    store_floats<V / 2>(dst + V / 2, src + V / 2);
+  } else {
+    using B = typename Bits<V * int(sizeof(T))>::type;
+    B bits;
+    T* elems = reinterpret_cast<T*>(&bits);
+#pragma unroll
+    for (int v = 0; v < V; ++v) elems[v] = from_float<T>(src[v]);
+    *reinterpret_cast<B*>(dst) = bits;
+  }
+}
+
 // One vector of V elements from global to shared memory; zeros where !valid (padding, channels past C).
-// 4-, 8- and 16-byte vectors use cp.async with src-size 0 for zero fill; 2-byte ones go through a register.
+// 4-, 8- and 16-byte vectors use cp.async with src-size 0 for zero fill, 32-byte ones two 16-byte cp.async;
+// 2-byte ones go through a register.
 template <int Bytes>
 __device__ inline void copy_vector(void* smem_dst, const void* gmem_src, bool valid) {
-  if constexpr (Bytes >= 4) {
+  if constexpr (Bytes == 32) {
+    copy_vector<16>(smem_dst, gmem_src, valid);
+    copy_vector<16>(static_cast<unsigned char*>(smem_dst) + 16, static_cast<const unsigned char*>(gmem_src) + 16,
+                    valid);
+  } else if constexpr (Bytes >= 4) {
     const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
     const int src_size = valid ? Bytes : 0;
     if constexpr (Bytes == 16) {
@@ -212,7 +248,6 @@ __global__ void __launch_bounds__(Shape<Traits>::kThreads) depthwise_fwd_kernel(
   // Channel group fastest: the NBatch groups of one pixel are contiguous in smem and in the output.
   const int group = tid % S::kNBatch, spatial = tid / S::kNBatch;
   const int sx = spatial % S::kThreadsW, sy = spatial / S::kThreadsW;
-  using VecIn = typename Bits<V * int(sizeof(T))>::type;
 
   const int gc = c0 + group * V;
   T* out = static_cast<T*>(p.output);
@@ -240,11 +275,8 @@ __global__ void __launch_bounds__(Shape<Traits>::kThreads) depthwise_fwd_kernel(
 #pragma unroll
       for (int k = 0; k < S::kWindowW; ++k) {
         const int position = (k % S::kColStep) * S::kQW + sx + k / S::kColStep;
-        const VecIn bits = *reinterpret_cast<const VecIn*>(row + position * CB);
-        const T* elems = reinterpret_cast<const T*>(&bits);
         float xin[V];
-#pragma unroll
-        for (int v = 0; v < V; ++v) xin[v] = to_float(elems[v]);
+        load_floats<V>(row + position * CB, xin);
 #pragma unroll
         for (int c = 0; c < S::kSubW; ++c) {
           const int fx = k - c * S::kStrideW;
@@ -261,11 +293,7 @@ __global__ void __launch_bounds__(Shape<Traits>::kThreads) depthwise_fwd_kernel(
       for (int c = 0; c < S::kSubW; ++c) {
         const int ow = ow0 + sx * S::kSubW + c;
         if (ow < p.Wo) {
-          VecIn bits;
-          T* elems = reinterpret_cast<T*>(&bits);
-#pragma unroll
-          for (int v = 0; v < V; ++v) elems[v] = from_float<T>(acc[c][v]);
-          *reinterpret_cast<VecIn*>(out + ((int64_t(n) * p.Ho + oh) * p.Wo + ow) * p.C + gc) = bits;
+          store_floats<V>(out + ((int64_t(n) * p.Ho + oh) * p.Wo + ow) * p.C + gc, acc[c]);
         }
       }
     }
