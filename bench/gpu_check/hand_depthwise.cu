@@ -37,9 +37,14 @@ TD_HAND_DW(dw_fp16_16x16_f3s2_nb8_sub1x4_v8, kFp16, 16, 16, 3, 2, 2, 1, 1, 8, 1,
 TD_HAND_DW(dw_fp16_16x16_f5s2_nb8_sub1x4_v8, kFp16, 16, 16, 5, 2, 2, 2, 2, 8, 1, 4, 8, 8)
 TD_HAND_DW(dw_fp16_16x16_f5s1_nb8_sub1x4_v8, kFp16, 16, 16, 5, 1, 1, 2, 2, 8, 1, 4, 8, 8)
 TD_HAND_DW(dw_fp16_8x16_f3s1_nb4_sub2x4_v4_8, kFp16, 8, 16, 3, 1, 1, 1, 1, 4, 2, 4, 4, 8)
+// 32-byte vectors (two 16-byte accesses): fp32 vec 8, fp16 vec 16
+TD_HAND_DW(dw_fp32_16x16_f3s1_nb2_sub2x4_v8,  kFp32, 16, 16, 3, 1, 1, 1, 1, 2, 2, 4, 8, 8)
+TD_HAND_DW(dw_fp16_16x16_f3s2_nb2_sub2x4_v16, kFp16, 16, 16, 3, 2, 2, 1, 1, 2, 2, 4, 16, 16)
 // clang-format on
 
 void add_hand_depthwise(InstanceList& list) {
+  list.push_back(std::make_unique<dw_fp32_16x16_f3s1_nb2_sub2x4_v8>());
+  list.push_back(std::make_unique<dw_fp16_16x16_f3s2_nb2_sub2x4_v16>());
   list.push_back(std::make_unique<dw_fp16_8x8_f3s1_nb8_sub2x2_v2>());
   list.push_back(std::make_unique<dw_fp16_32x32_f3s1_nb1_sub4x4_v8>());
   list.push_back(std::make_unique<dw_bf16_16x16_f3s1_nb8_sub1x4_v8>());

@@ -43,9 +43,18 @@ TD_HAND_DWW(dww_fp16_32x32_f5s1_nb2_sub4x4_v4, kFp16, 32, 32, 5, 1, 1, 2, 2, 2, 
 TD_HAND_DWW(dww_fp16_28x28_f3s1_nb1_sub4x4_v8, kFp16, 28, 28, 3, 1, 1, 1, 1, 1, 4, 4, 8, 8)
 TD_HAND_DWW(dww_fp16_16x16_f3s1p2_nb4_sub2x4_v4, kFp16, 16, 16, 3, 1, 1, 2, 2, 4, 2, 4, 4, 4)
 TD_HAND_DWW(dww_bf16_16x16_f3s2p2_nb4_sub2x2_v8, kBf16, 16, 16, 3, 2, 2, 2, 2, 4, 2, 2, 8, 8)
+// 32-byte vectors (two 16-byte accesses): fp32 vec 8, bf16 vec 16
+TD_HAND_DWD(dwd_fp32_16x16_f3s1_nb2_sub2x4_v8,  kFp32, 16, 16, 3, 1, 1, 1, 1, 2, 2, 4, 8, 8)
+TD_HAND_DWD(dwd_bf16_16x16_f3s2_nb2_sub2x2_v16, kBf16, 16, 16, 3, 2, 2, 1, 1, 2, 2, 2, 16, 16)
+TD_HAND_DWW(dww_fp32_16x16_f3s1_nb2_sub2x4_v8,  kFp32, 16, 16, 3, 1, 1, 1, 1, 2, 2, 4, 8, 8)
+TD_HAND_DWW(dww_fp16_16x16_f3s2_nb2_sub2x2_v16, kFp16, 16, 16, 3, 2, 2, 1, 1, 2, 2, 2, 16, 16)
 // clang-format on
 
 void add_hand_depthwise_bwd(InstanceList& list) {
+  list.push_back(std::make_unique<dwd_fp32_16x16_f3s1_nb2_sub2x4_v8>());
+  list.push_back(std::make_unique<dwd_bf16_16x16_f3s2_nb2_sub2x2_v16>());
+  list.push_back(std::make_unique<dww_fp32_16x16_f3s1_nb2_sub2x4_v8>());
+  list.push_back(std::make_unique<dww_fp16_16x16_f3s2_nb2_sub2x2_v16>());
   list.push_back(std::make_unique<dwd_fp16_8x8_f3s1_nb8_sub2x2_v2>());
   list.push_back(std::make_unique<dwd_fp16_16x16_f3s1_nb8_sub2x2_v8>());
   list.push_back(std::make_unique<dwd_bf16_16x32_f3s1_nb4_sub2x4_v8>());

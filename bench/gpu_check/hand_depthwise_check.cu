@@ -154,6 +154,7 @@ int main(int argc, char** argv) {
     const DataType dtype = sig.dtype;
     const std::string name(instance->name());
     const std::string direction(to_token(sig.direction));
+    int instance_passed = 0;
     for (const Entry& e : battery) {
       const ConvProblem& p = e.problem;
       Counts& count = counts[sig.direction];
@@ -222,6 +223,7 @@ int main(int argc, char** argv) {
         continue;
       }
       ++count.passed;
+      ++instance_passed;
       if (timing && e.timed) {
         const float ms = time_ms(*instance, p, args, flush);
         const double gbs = p.bytes(dtype) / (double(ms) * 1e6);
@@ -231,6 +233,7 @@ int main(int argc, char** argv) {
         if (gbs > slot.first) slot = {gbs, name};
       }
     }
+    std::printf("PASSED %s on %d problems\n", name.c_str(), instance_passed);
   }
   std::printf("\nnot-supported reasons (count):\n");
   for (const auto& [reason, n] : reasons) std::printf("  %4d  %s\n", n, reason.c_str());

@@ -3,6 +3,7 @@ bwd_weight workspace, and the GPU check (reference comparison, poisoned outputs,
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -154,6 +155,17 @@ def test_depthwise_instances_match_the_reference(nvcc: Path, tmp_path: Path) -> 
     ran = subprocess.run([str(binary), "--no-timing"], capture_output=True, text=True, check=False)
     assert ran.returncode == 0, ran.stdout[-4000:]
     summary = ran.stdout.splitlines()[-1]
-    assert summary.startswith("depthwise: instances 55,") and summary.endswith("failed 0")
+    assert summary.startswith("depthwise: instances 61,") and summary.endswith("failed 0")
     checked = int(summary.split("checked ")[1].split(",")[0])
     assert checked >= 200
+    # 32-byte vectors (two 16-byte accesses) in every direction: fp32 vec 8, 16-bit vec 16
+    for instance in (
+        "dw_fp32_16x16_f3s1_nb2_sub2x4_v8",
+        "dw_fp16_16x16_f3s2_nb2_sub2x4_v16",
+        "dwd_fp32_16x16_f3s1_nb2_sub2x4_v8",
+        "dwd_bf16_16x16_f3s2_nb2_sub2x2_v16",
+        "dww_fp32_16x16_f3s1_nb2_sub2x4_v8",
+        "dww_fp16_16x16_f3s2_nb2_sub2x2_v16",
+    ):
+        passed = re.search(rf"^PASSED {instance} on (\d+) problems$", ran.stdout, re.MULTILINE)
+        assert passed is not None and int(passed[1]) >= 2, instance
