@@ -9,9 +9,9 @@ the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopp
 (``MERGED_GROUP_TILES``), bwd_weight four 16- and 32-row tiles it runs transposed
 (``TRANSPOSED_BWD_WEIGHT_TILES``) and seven for small C/G, six of them merged groups that run the direct
 merged-group kernel where gm x K/G = tile_m (``SMALL_CG_BWD_WEIGHT_TILES``). Every direction adds its
-depthwise direct kernels (2D): filters 3, 5 and 7 (fp32 forward: 3 and 5) x strides 1 and 2, six per request
-(four for fp32 forward), on the shapes of ``DEFAULT_DEPTHWISE`` (one per direction and dtype; 16-bit forward
-has a second for 7x7).
+depthwise direct kernels (2D): filters 3, 5 and 7 (fp32 forward: 3 and 5) x strides 1 and 2 on the shapes of
+``DEFAULT_DEPTHWISE`` (one per direction and dtype, two for 16-bit forward): six per request, ten for 16-bit
+forward, four for fp32 forward.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
@@ -97,15 +97,16 @@ DEFAULT_PIPELINES = {
 
 # Depthwise shapes per direction and dtype, each with the filters it serves (strides 1 and 2 for each): vec 8
 # where 16 bytes allow it (fp16/bf16 fwd and bwd_data), else vec 4; bwd_weight on 128 threads, whose 7x7x4
-# accumulators fit the registers. Forward, 16-bit: 8x16 nb4 sub2x4 for 3x3 and 5x5 (H100, 3x3 s1: 1.4-2.2x
-# upstream's 16x16 nb8 sub1x4, whose 512 threads at up to 128 registers leave one CTA on an SM;
-# docs/performance.md, "16-bit depthwise forward: the shape of `default`") and upstream's shape for 7x7,
-# where 8x16 nb4 sub2x4 spills (ptxas: 108 B at stride 1, 2.5 KB at stride 2). fp32: the 16x16 nb4 sub2x4
-# vec-4 shape that reached 2.85-2.96 TB/s on 3x3 (H200, docs/performance.md "Depthwise"), without 7x7, which
-# spills there (3.5-4.8 KB a thread; no fp32 forward shape tried keeps 7x7 in registers).
+# accumulators fit the registers. Forward, 16-bit (docs/performance.md, "16-bit depthwise forward: the shape
+# of `default`"; H100): 8x16 nb4 sub2x4 for 3x3 and 5x5 (3x3 s1: 1.4-2.2x upstream's 16x16 nb8 sub1x4, whose
+# 512 threads at up to 128 registers leave one CTA on an SM), where it spills at 7x7 (ptxas: 108 B at stride
+# 1, 2.5 KB at stride 2); 8x16 nb4 sub1x4 for 7x7 (80 against upstream's 105 us on C=128 56^2, 86-117
+# registers) and beside the first at 3x3 and 5x5, where it wins at stride 2 (5-8 %). fp32: the 16x16 nb4
+# sub2x4 vec-4 shape that reached 2.85-2.96 TB/s on 3x3 (H200, docs/performance.md "Depthwise"), without 7x7,
+# which spills there (3.5-4.8 KB a thread; no fp32 forward shape tried keeps 7x7 in registers).
 _FWD_16BIT = (
     (DepthwiseShape(8, 16, 4, 2, 4, 8), (3, 5)),
-    (DepthwiseShape(16, 16, 8, 1, 4, 8), (7,)),
+    (DepthwiseShape(8, 16, 4, 1, 4, 8), (3, 5, 7)),
 )
 _ALL_FILTERS = space.DEPTHWISE_BWD_FILTERS
 DEFAULT_DEPTHWISE: dict[tuple[Direction, DataType], tuple[tuple[DepthwiseShape, tuple[int, ...]], ...]] = {
