@@ -10,8 +10,8 @@ the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopp
 (``TRANSPOSED_BWD_WEIGHT_TILES``) and seven for small C/G, six of them merged groups that run the direct
 merged-group kernel where gm x K/G = tile_m (``SMALL_CG_BWD_WEIGHT_TILES``). Every direction adds its
 depthwise direct kernels (2D): filters 3, 5 and 7 (fp32 forward: 3 and 5) x strides 1 and 2 on the shapes of
-``DEFAULT_DEPTHWISE`` (one per direction and dtype, two for 16-bit forward): six per request, ten for 16-bit
-forward, four for fp32 forward.
+``DEFAULT_DEPTHWISE`` (one per direction and dtype, two for 16-bit types): six per request for fp32 (four for
+fp32 forward), ten (16-bit fwd and bwd_data) and eight (16-bit bwd_weight) for fp16 and bf16.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
@@ -109,15 +109,26 @@ _FWD_16BIT = (
     (DepthwiseShape(8, 16, 4, 1, 4, 8), (3, 5, 7)),
 )
 _ALL_FILTERS = space.DEPTHWISE_BWD_FILTERS
+# Backward, 16-bit (docs/performance.md, "Depthwise backward shapes"; H100, fp16): bwd_data 16x32 nb4 sub2x4
+# beside 16x16 nb8 sub2x2 for 3x3 and 5x5 (1.4-2.4x faster; it spills 112 B at 7x7 stride 1), bwd_weight vec 8
+# beside vec 4 for 3x3 (1.05-1.3x faster; 5x5 and 7x7 spill at vec 8).
+_BWD_DATA_16BIT = (
+    (DepthwiseShape(16, 32, 4, 2, 4, 8), (3, 5)),
+    (DepthwiseShape(16, 16, 8, 2, 2, 8), _ALL_FILTERS),
+)
+_BWD_WEIGHT_16BIT = (
+    (DepthwiseShape(16, 16, 4, 2, 4, 8), (3,)),
+    (DepthwiseShape(16, 16, 4, 2, 4, 4), _ALL_FILTERS),
+)
 DEFAULT_DEPTHWISE: dict[tuple[Direction, DataType], tuple[tuple[DepthwiseShape, tuple[int, ...]], ...]] = {
     (Direction.FWD, DataType.FP16): _FWD_16BIT,
     (Direction.FWD, DataType.BF16): _FWD_16BIT,
     (Direction.FWD, DataType.FP32): ((DepthwiseShape(16, 16, 4, 2, 4, 4), space.DEPTHWISE_FILTERS),),
-    (Direction.BWD_DATA, DataType.FP16): ((DepthwiseShape(16, 16, 8, 2, 2, 8), _ALL_FILTERS),),
-    (Direction.BWD_DATA, DataType.BF16): ((DepthwiseShape(16, 16, 8, 2, 2, 8), _ALL_FILTERS),),
+    (Direction.BWD_DATA, DataType.FP16): _BWD_DATA_16BIT,
+    (Direction.BWD_DATA, DataType.BF16): _BWD_DATA_16BIT,
     (Direction.BWD_DATA, DataType.FP32): ((DepthwiseShape(16, 16, 4, 2, 4, 4), _ALL_FILTERS),),
-    (Direction.BWD_WEIGHT, DataType.FP16): ((DepthwiseShape(16, 16, 4, 2, 4, 4), _ALL_FILTERS),),
-    (Direction.BWD_WEIGHT, DataType.BF16): ((DepthwiseShape(16, 16, 4, 2, 4, 4), _ALL_FILTERS),),
+    (Direction.BWD_WEIGHT, DataType.FP16): _BWD_WEIGHT_16BIT,
+    (Direction.BWD_WEIGHT, DataType.BF16): _BWD_WEIGHT_16BIT,
     (Direction.BWD_WEIGHT, DataType.FP32): ((DepthwiseShape(16, 16, 4, 2, 4, 4), _ALL_FILTERS),),
 }
 

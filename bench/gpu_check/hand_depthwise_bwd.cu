@@ -48,9 +48,29 @@ TD_HAND_DWD(dwd_fp32_16x16_f3s1_nb2_sub2x4_v8,  kFp32, 16, 16, 3, 1, 1, 1, 1, 2,
 TD_HAND_DWD(dwd_bf16_16x16_f3s2_nb2_sub2x2_v16, kBf16, 16, 16, 3, 2, 2, 1, 1, 2, 2, 2, 16, 16)
 TD_HAND_DWW(dww_fp32_16x16_f3s1_nb2_sub2x4_v8,  kFp32, 16, 16, 3, 1, 1, 1, 1, 2, 2, 4, 8, 8)
 TD_HAND_DWW(dww_fp16_16x16_f3s2_nb2_sub2x2_v16, kFp16, 16, 16, 3, 2, 2, 1, 1, 2, 2, 2, 16, 16)
+// 16-bit shapes for `default` (rulesets/default.py): bwd_data 16x32 nb4 sub2x4 beside 16x16 nb8 sub2x2, bwd_weight
+// vec 8 beside vec 4, on the large layers' filters and strides
+TD_HAND_DWD(dwd_fp16_16x32_f3s1_nb4_sub2x4_v8,  kFp16, 16, 32, 3, 1, 1, 1, 1, 4, 2, 4, 8, 8)
+TD_HAND_DWD(dwd_fp16_16x32_f3s2_nb4_sub2x4_v8,  kFp16, 16, 32, 3, 2, 2, 1, 1, 4, 2, 4, 8, 8)
+TD_HAND_DWD(dwd_fp16_16x32_f5s1_nb4_sub2x4_v8,  kFp16, 16, 32, 5, 1, 1, 2, 2, 4, 2, 4, 8, 8)
+TD_HAND_DWD(dwd_fp16_16x32_f5s2_nb4_sub2x4_v8,  kFp16, 16, 32, 5, 2, 2, 2, 2, 4, 2, 4, 8, 8)
+TD_HAND_DWD(dwd_fp16_16x16_f5s2_nb8_sub2x2_v8,  kFp16, 16, 16, 5, 2, 2, 2, 2, 8, 2, 2, 8, 8)
+TD_HAND_DWW(dww_fp16_16x16_f3s1_nb4_sub2x4_v4,  kFp16, 16, 16, 3, 1, 1, 1, 1, 4, 2, 4, 4, 4)
+TD_HAND_DWW(dww_fp16_16x16_f3s1_nb4_sub2x4_v8,  kFp16, 16, 16, 3, 1, 1, 1, 1, 4, 2, 4, 8, 8)
+TD_HAND_DWW(dww_fp16_16x16_f3s2_nb4_sub2x4_v4,  kFp16, 16, 16, 3, 2, 2, 1, 1, 4, 2, 4, 4, 4)
+TD_HAND_DWW(dww_fp16_16x16_f3s2_nb4_sub2x4_v8,  kFp16, 16, 16, 3, 2, 2, 1, 1, 4, 2, 4, 8, 8)
 // clang-format on
 
 void add_hand_depthwise_bwd(InstanceList& list) {
+  list.push_back(std::make_unique<dwd_fp16_16x32_f3s1_nb4_sub2x4_v8>());
+  list.push_back(std::make_unique<dwd_fp16_16x32_f3s2_nb4_sub2x4_v8>());
+  list.push_back(std::make_unique<dwd_fp16_16x32_f5s1_nb4_sub2x4_v8>());
+  list.push_back(std::make_unique<dwd_fp16_16x32_f5s2_nb4_sub2x4_v8>());
+  list.push_back(std::make_unique<dwd_fp16_16x16_f5s2_nb8_sub2x2_v8>());
+  list.push_back(std::make_unique<dww_fp16_16x16_f3s1_nb4_sub2x4_v4>());
+  list.push_back(std::make_unique<dww_fp16_16x16_f3s1_nb4_sub2x4_v8>());
+  list.push_back(std::make_unique<dww_fp16_16x16_f3s2_nb4_sub2x4_v4>());
+  list.push_back(std::make_unique<dww_fp16_16x16_f3s2_nb4_sub2x4_v8>());
   list.push_back(std::make_unique<dwd_fp32_16x16_f3s1_nb2_sub2x4_v8>());
   list.push_back(std::make_unique<dwd_bf16_16x16_f3s2_nb2_sub2x2_v16>());
   list.push_back(std::make_unique<dww_fp32_16x16_f3s1_nb2_sub2x4_v8>());
