@@ -109,6 +109,7 @@ _FWD_16BIT = (
     (DepthwiseShape(8, 16, 4, 1, 4, 8), (3, 5, 7)),
 )
 _ALL_FILTERS = space.DEPTHWISE_BWD_FILTERS
+_VEC4 = DepthwiseShape(16, 16, 4, 2, 4, 4)  # fp32 in every direction, and 16-bit bwd_weight
 # Backward, 16-bit (docs/performance.md, "Depthwise backward shapes"; H100, fp16): bwd_data 16x32 nb4 sub2x4
 # beside 16x16 nb8 sub2x2 for 3x3 and 5x5 (1.4-2.4x faster; it spills 112 B at 7x7 stride 1), bwd_weight vec 8
 # beside vec 4 for 3x3 (1.05-1.3x faster; 5x5 and 7x7 spill at vec 8).
@@ -118,18 +119,18 @@ _BWD_DATA_16BIT = (
 )
 _BWD_WEIGHT_16BIT = (
     (DepthwiseShape(16, 16, 4, 2, 4, 8), (3,)),
-    (DepthwiseShape(16, 16, 4, 2, 4, 4), _ALL_FILTERS),
+    (_VEC4, _ALL_FILTERS),
 )
 DEFAULT_DEPTHWISE: dict[tuple[Direction, DataType], tuple[tuple[DepthwiseShape, tuple[int, ...]], ...]] = {
     (Direction.FWD, DataType.FP16): _FWD_16BIT,
     (Direction.FWD, DataType.BF16): _FWD_16BIT,
-    (Direction.FWD, DataType.FP32): ((DepthwiseShape(16, 16, 4, 2, 4, 4), space.DEPTHWISE_FILTERS),),
+    (Direction.FWD, DataType.FP32): ((_VEC4, space.DEPTHWISE_FILTERS),),
     (Direction.BWD_DATA, DataType.FP16): _BWD_DATA_16BIT,
     (Direction.BWD_DATA, DataType.BF16): _BWD_DATA_16BIT,
-    (Direction.BWD_DATA, DataType.FP32): ((DepthwiseShape(16, 16, 4, 2, 4, 4), _ALL_FILTERS),),
+    (Direction.BWD_DATA, DataType.FP32): ((_VEC4, _ALL_FILTERS),),
     (Direction.BWD_WEIGHT, DataType.FP16): _BWD_WEIGHT_16BIT,
     (Direction.BWD_WEIGHT, DataType.BF16): _BWD_WEIGHT_16BIT,
-    (Direction.BWD_WEIGHT, DataType.FP32): ((DepthwiseShape(16, 16, 4, 2, 4, 4), _ALL_FILTERS),),
+    (Direction.BWD_WEIGHT, DataType.FP32): ((_VEC4, _ALL_FILTERS),),
 }
 
 

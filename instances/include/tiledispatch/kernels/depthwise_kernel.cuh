@@ -61,7 +61,6 @@ struct Bits<16> {
   using type = uint4;
 };
 
-
 constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 constexpr int align16(int bytes) { return (bytes + 15) / 16 * 16; }
 

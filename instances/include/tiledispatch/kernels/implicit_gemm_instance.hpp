@@ -510,14 +510,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     TD_RETURN_IF_CUDA_ERROR(device_sms(sms));
     const unsigned ctas = unsigned(std::min<int64_t>(sm90.units, sms));
     if constexpr (Sm90::kMaxGemms > 1) {
-      if (sm90.count == 1) {
-        kernels::sm90::Sm90Params<typename Config::Index, 1> one{};
-        one.gemms[0] = sm90.gemms[0];
-        one.count = 1;
-        one.units = sm90.units;
-        one.fold = sm90.fold;
-        return launch_sm90_diagonal_or_not(one, ctas, stream, overlap);
-      }
+      if (sm90.count == 1) return launch_sm90_diagonal_or_not(sm90.one_gemm(), ctas, stream, overlap);
     }
     return launch_sm90_diagonal_or_not(sm90, ctas, stream, overlap);
   }

@@ -59,6 +59,15 @@ struct Sm90Params {
       return {g, gemms[g].schedule.unit(u)};
     }
   }
+  // These parameters (count == 1) for the kernel of one GEMM.
+  Sm90Params<Index, 1> one_gemm() const {
+    Sm90Params<Index, 1> one{};
+    one.gemms[0] = gemms[0];
+    one.count = 1;
+    one.units = units;
+    one.fold = fold;
+    return one;
+  }
 };
 
 // Operand `Which` (0: A, 1: B) of wgmma: the stage tensor of that GEMM operand, or of the other one where the
