@@ -485,8 +485,9 @@ def depthwise_threads(c: DepthwiseConfig) -> int:
 
 
 def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
-    """Shared memory per block, exactly what the kernel allocates (``depthwise::Shape``, ``BwdDataShape``,
-    ``BwdWeightShape`` ``::kSmemBytes``; docs/depthwise.md), 16-byte aligned parts:
+    """Shared memory a block needs with one stage of its halo ring, what the configuration must fit
+    (``depthwise::Shape``, ``BwdDataShape``, ``BwdWeightShape`` ``::kSmemBytes``; the kernel allocates a
+    second stage when two fit, ``kStages``; docs/depthwise.md), 16-byte aligned parts:
     fwd: the input halo of the block's nbatch x out_vec channels (its row rounded up to a multiple of
     sub_w x stride_w, interleaved columns), then the F x F fp32 weights; bwd_data: the dY halo its dX tile
     reads (row rounded up to a multiple of sub_w / stride_w), then the weights; bwd_weight: the X halo as

@@ -87,7 +87,7 @@ def test_backward_signatures(support_lines: dict[str, str]) -> None:
 
 def test_bwd_weight_workspace(support_lines: dict[str, str]) -> None:
     """One fp32 partial per (chunk, tap, padded channel): 2 images x 2x2 tiles of 16x16 over the 20x20 dY
-    are 8 (image, tile) items; 64 channels are 4 slices of 16, so up to 1024 / 4 chunks: 8 x 25 taps x 64."""
+    are 8 (image, tile) items; 64 channels are 4 slices of 16, so up to 4096 / 4 chunks: 8 x 25 taps x 64."""
     assert int(support_lines["f_workspace"]) == 8 * 25 * 64 * 4
 
 

@@ -22,9 +22,11 @@ namespace tiledispatch {
 
 namespace kernels::depthwise {
 
-// bwd_weight blocks per launch: about 8 for each of an H100's 132 SMs. A constant, not the device's SM count,
-// so that the chunking, and with it every rounding, is the same on every GPU.
-constexpr int64_t kBwdWeightTargetBlocks = 1024;
+// bwd_weight launches as many (slice, chunk) blocks as the GPU holds at once: one wave, since every block adds
+// a partial row to the second pass. The chunking, and with it the rounding, is fixed for a GPU (results are
+// bit-identical run to run) and may differ between GPU models. The workspace is sized for this many blocks at
+// most, whatever the GPU.
+constexpr int64_t kBwdWeightMaxBlocks = 4096;
 
 }  // namespace kernels::depthwise
 
@@ -54,9 +56,10 @@ class DepthwiseBwdDataInstance : public GroupedConvInstance {
   cudaError_t run(const ConvProblem& p, const ConvArgs& args) const override {
     if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
     const auto kernel = kernels::depthwise::depthwise_bwd_data_kernel<Traits>;
-    static const cudaError_t attribute =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes);
-    TD_RETURN_IF_CUDA_ERROR(attribute);
+    static kernels::Residency residency;
+    static const cudaError_t queried =
+        kernels::query_residency(kernel, S::kThreads, S::kSmemBytes, S::kRingSmemBytes, &residency);
+    TD_RETURN_IF_CUDA_ERROR(queried);
     const auto o = p.output();
     kernels::depthwise::BwdDataParams params{};
     params.dy = args.output, params.weight = args.weight, params.dx = args.input;
@@ -64,7 +67,10 @@ class DepthwiseBwdDataInstance : public GroupedConvInstance {
     params.Hx = int(p.input[1]), params.Wx = int(p.input[2]);
     params.tiles_h = int(ceil(p.input[1], S::kTileH)), params.tiles_w = int(ceil(p.input[2], S::kTileW));
     params.slices = int(ceil(p.C, S::kChannels));
-    kernel<<<unsigned(blocks(p)), S::kThreads, S::kSmemBytes, args.stream>>>(params);
+    params.tiles = int(p.N * params.tiles_h * params.tiles_w);
+    kernels::TileLaunch launch{};
+    TD_RETURN_IF_CUDA_ERROR(kernels::plan_tile_launch<S>(residency, params.slices, params.tiles, &launch));
+    kernel<<<unsigned(params.slices * launch.per_slice), S::kThreads, launch.smem_bytes, args.stream>>>(params);
     return cudaGetLastError();
   }
 
@@ -91,11 +97,11 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
   Support is_supported(const ConvProblem& p) const override {
     return kernels::depthwise_problem_support<Traits, S>(p);
   }
-  // One fp32 partial of every (tap, channel) per chunk.
+  // One fp32 partial of every (tap, channel) per chunk, for the most chunks any GPU launches.
   size_t workspace_bytes(const ConvProblem& p, int /*k_batch*/) const override {
     if (!is_supported(p)) return 0;
     const Plan plan = plan_for(p);
-    return size_t(plan.chunks) * S::kTaps * size_t(plan.padded_c) * sizeof(float);
+    return size_t(plan.max_chunks) * S::kTaps * size_t(plan.padded_c) * sizeof(float);
   }
   // k_batch 1 (the chunks already split the reduction); X and dY are both staged with in_vec-wide copies, dW
   // is written element by element; the workspace holds the partials.
@@ -119,33 +125,41 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
   cudaError_t run(const ConvProblem& p, const ConvArgs& args) const override {
     if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
     const auto kernel = kernels::depthwise::depthwise_bwd_weight_kernel<Traits>;
-    static const cudaError_t attribute =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes);
-    TD_RETURN_IF_CUDA_ERROR(attribute);
+    static kernels::Residency residency;
+    static const cudaError_t queried =
+        kernels::query_residency(kernel, S::kLaunchThreads, S::kSmemBytes, S::kRingSmemBytes, &residency);
+    TD_RETURN_IF_CUDA_ERROR(queried);
     const Plan plan = plan_for(p);
+    const bool prefetch = residency.prefetch(S::kStages);
+    int sms = 0;
+    TD_RETURN_IF_CUDA_ERROR(kernels::sm_count(&sms));
+    const int64_t wave = int64_t(std::max(1, prefetch ? residency.ring : residency.single)) * sms;
+    const int64_t chunks = std::clamp<int64_t>(wave / plan.slices, 1, plan.max_chunks);
     const auto o = p.output();
     kernels::depthwise::BwdWeightParams params{};
     params.x = args.input, params.dy = args.output, params.partials = static_cast<float*>(args.workspace);
     params.C = int(p.C), params.Hx = int(p.input[1]), params.Wx = int(p.input[2]);
     params.Hy = int(o[1]), params.Wy = int(o[2]);
     params.tiles_h = int(plan.tiles_h), params.tiles_w = int(plan.tiles_w), params.slices = int(plan.slices);
-    params.chunks = int(plan.chunks), params.padded_c = int(plan.padded_c), params.items = plan.items;
-    kernel<<<unsigned(plan.slices * plan.chunks), S::kLaunchThreads, S::kSmemBytes, args.stream>>>(params);
+    params.chunks = int(chunks), params.padded_c = int(plan.padded_c), params.items = plan.items;
+    params.prefetch = prefetch ? 1 : 0;
+    kernel<<<unsigned(plan.slices * chunks), S::kLaunchThreads, prefetch ? S::kRingSmemBytes : S::kSmemBytes,
+             args.stream>>>(params);
     TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
     using T = typename S::T;
     const dim3 grid(unsigned((p.C + 31) / 32), unsigned(S::kTaps));
     kernels::depthwise::depthwise_bwd_weight_reduce_kernel<T, S::kTaps>
         <<<grid, dim3(32, kernels::depthwise::kReduceLanes), 0, args.stream>>>(
             static_cast<const float*>(args.workspace), static_cast<T*>(args.weight), int(p.C), int(plan.padded_c),
-            int(plan.chunks));
+            int(chunks));
     return cudaGetLastError();
   }
 
  private:
   struct Plan {
-    int64_t tiles_h, tiles_w, slices, items, chunks, padded_c;
+    int64_t tiles_h, tiles_w, slices, items, max_chunks, padded_c;
   };
-  // Tiles over dY; chunks of (image, tile) items so that slices x chunks is about the target block count.
+  // Tiles over dY; at most kBwdWeightMaxBlocks (slice, chunk) blocks, a chunk a range of (image, tile) items.
   static Plan plan_for(const ConvProblem& p) {
     const auto o = p.output();
     Plan plan{};
@@ -153,8 +167,8 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
     plan.tiles_w = (o[2] + S::kTileW - 1) / S::kTileW;
     plan.slices = (p.C + S::kChannels - 1) / S::kChannels;
     plan.items = p.N * plan.tiles_h * plan.tiles_w;
-    const int64_t per_slice = std::max<int64_t>(1, kernels::depthwise::kBwdWeightTargetBlocks / plan.slices);
-    plan.chunks = std::min(plan.items, per_slice);
+    const int64_t per_slice = std::max<int64_t>(1, kernels::depthwise::kBwdWeightMaxBlocks / plan.slices);
+    plan.max_chunks = std::min(plan.items, per_slice);
     plan.padded_c = plan.slices * S::kChannels;
     return plan;
   }

@@ -15,7 +15,8 @@
 //   accumulators --(converted, OutVec-wide stores)------------------> gmem dX
 //
 // bwd_weight (dW[c, tap] = sum over n, output pixels of dY * X). Deterministic: a block walks a fixed range of
-// (image, tile) items for its channel slice and keeps F*F*OutVec fp32 accumulators per thread; at the end the
+// (image, tile) items for its channel slice (with BwdWeightParams::prefetch, staging the next item's halos while
+// it computes this one) and keeps F*F*OutVec fp32 accumulators per thread; at the end the
 // threads of a channel group are summed by a fixed xor-butterfly per warp and then warp by warp in order, and
 // the block writes one partial row per (chunk, tap) to the workspace. A second kernel sums the chunks of each
 // (tap, channel) in a fixed order and converts. No float atomics: results are bit-identical run to run.
@@ -89,7 +90,11 @@ struct BwdDataShape {
   static constexpr int kWindowW = bwd_data_dy_hi(kSubW, kFilter, kStrideW, kPadW) - kLoW + 1;
   static constexpr int kInputBytes = align16(kHaloH * kRowPositions * kChannels * int(sizeof(T)));
   static constexpr int kWeightBytes = kFilter * kFilter * kChannels * int(sizeof(float));
+  // [dY stage 0][weights][dY stage 1], as the forward kernel's shared memory.
   static constexpr int kSmemBytes = kInputBytes + kWeightBytes;
+  static constexpr int kWeightOffset = kInputBytes, kSecondStageOffset = kInputBytes + align16(kWeightBytes);
+  static constexpr int kStages = ring_stages(kInputBytes, align16(kWeightBytes), Target::kSmemPerBlockBytes);
+  static constexpr int kRingSmemBytes = kStages == 2 ? kSecondStageOffset + kInputBytes : kSmemBytes;
   static constexpr bool kVectorsFitSlice = kChannels % kInVec == 0;
 };
 
@@ -124,7 +129,14 @@ struct BwdWeightShape {
   static constexpr int kInputBytes = align16(kInH * kRowPositions * kChannels * int(sizeof(T)));
   static constexpr int kDyBytes = align16(kTileH * kTileW * kChannels * int(sizeof(T)));
   static constexpr int kPartialBytes = kWarps * kTaps * kChannels * int(sizeof(float));
+  // [X stage 0][dY stage 0][partials][X stage 1][dY stage 1]; kSmemBytes (one stage) is what the configuration
+  // must fit, the second stage is added when it fits too.
   static constexpr int kSmemBytes = kInputBytes + kDyBytes + kPartialBytes;
+  static constexpr int kPartialOffset = kInputBytes + kDyBytes;
+  static constexpr int kSecondStageOffset = kPartialOffset + align16(kPartialBytes);
+  static constexpr int kStages =
+      ring_stages(kInputBytes + kDyBytes, align16(kPartialBytes), Target::kSmemPerBlockBytes);
+  static constexpr int kRingSmemBytes = kStages == 2 ? kSecondStageOffset + kInputBytes + kDyBytes : kSmemBytes;
   static constexpr int kAccumulators = kTaps * kOutVec;  // fp32 registers per thread
   static constexpr bool kVectorsFitSlice = kChannels % kInVec == 0;
 };
@@ -148,35 +160,17 @@ struct BwdDataParams {
   const void* weight;
   void* dx;
   int C, Hy, Wy, Hx, Wx;          // dY (the forward output) and dX (the forward input) extents
-  int tiles_w, tiles_h, slices;  // over dX; grid = slices * tiles_w * tiles_h * N, slice fastest
+  int tiles_w, tiles_h, slices;  // over dX; tiles of one slice: tiles_w * tiles_h * N
+  int tiles;                     // grid = slices * blocks per slice, slice fastest (as the forward kernel's)
 };
 
-template <class Traits>
-__global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads) depthwise_bwd_data_kernel(BwdDataParams p) {
-  using S = BwdDataShape<Traits>;
+// One dX tile of a bwd_data block from its staged dY halo and weights.
+template <class S>
+__device__ __forceinline__ void bwd_data_tile(const typename S::T* s_dy, const float* s_w, const BwdDataParams& p,
+                                              int n, int ih0, int iw0, int c0, int tid) {
   using T = typename S::T;
-#if defined(__CUDA_ARCH__)
-  static_assert(__CUDA_ARCH__ == S::Target::kCudaArch, "compiled for another arch than its traits name (kArch)");
-#endif
   constexpr int F = S::kFilter, CB = S::kChannels, V = S::kOutVec;
   constexpr int SH = S::kStrideH, SW = S::kStrideW;
-  extern __shared__ __align__(16) unsigned char smem[];
-  T* s_dy = reinterpret_cast<T*>(smem);                          // (kHaloH, kRowPositions, CB)
-  float* s_w = reinterpret_cast<float*>(smem + S::kInputBytes);  // (F*F, CB)
-
-  const TilePlace place = tile_place(int(blockIdx.x), p.slices, p.tiles_w, p.tiles_h);
-  const int n = place.n;
-  const int c0 = place.slice * CB;
-  const int ih0 = place.tile_h * S::kTileH, iw0 = place.tile_w * S::kTileW;  // dX tile origin: stride multiples
-  const int oy0 = ih0 / SH + S::kLoH, ox0 = iw0 / SW + S::kLoW;              // dY halo origin
-  const int tid = int(threadIdx.x);
-
-  stage_pixels<S::kHaloH, S::kHaloW, CB, S::kInVec, S::kColStep, S::kQW, S::kRowPositions>(
-      s_dy, static_cast<const T*>(p.dy), n, oy0, ox0, p.Hy, p.Wy, p.C, c0, tid, S::kThreads);
-  stage_weights<F, CB>(s_w, static_cast<const T*>(p.weight), c0, p.C, tid, S::kThreads);
-  asm volatile("cp.async.wait_all;\n" ::);
-  __syncthreads();
-
   const int group = tid % S::kNBatch, spatial = tid / S::kNBatch;
   const int sx = spatial % S::kThreadsW, sy = spatial / S::kThreadsW;
   const int gc = c0 + group * V;
@@ -241,6 +235,47 @@ __global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads) depthwise_bwd_
   }
 }
 
+// Launched as the forward kernel (persistent or a tile per block): block b owns slice b % slices, walks dX tiles.
+template <class Traits>
+__global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads) depthwise_bwd_data_kernel(BwdDataParams p) {
+  using S = BwdDataShape<Traits>;
+  using T = typename S::T;
+#if defined(__CUDA_ARCH__)
+  static_assert(__CUDA_ARCH__ == S::Target::kCudaArch, "compiled for another arch than its traits name (kArch)");
+#endif
+  constexpr int CB = S::kChannels;
+  extern __shared__ __align__(16) unsigned char smem[];
+  float* s_w = reinterpret_cast<float*>(smem + S::kWeightOffset);  // (F*F, CB)
+  const auto s_dy = [&](int buffer) {                                // (kHaloH, kRowPositions, CB)
+    return reinterpret_cast<T*>(smem + (buffer == 0 ? 0 : S::kSecondStageOffset));
+  };
+
+  const int slice = int(blockIdx.x) % p.slices;
+  const int c0 = slice * CB;
+  const int tid = int(threadIdx.x);
+  stage_weights<S::kFilter, CB>(s_w, static_cast<const T*>(p.weight), c0, p.C, tid, S::kThreads);
+
+  // dX tile origins are stride multiples; the dY halo starts at origin / stride + lo.
+  const auto origin = [&](int64_t tile, int& n, int& ih0, int& iw0) {
+    const TilePlace t = tile_place(int(tile), p.tiles_w, p.tiles_h);
+    n = t.n, ih0 = t.tile_h * S::kTileH, iw0 = t.tile_w * S::kTileW;
+  };
+  pipelined_walk(
+      int(blockIdx.x) / p.slices, p.tiles, int(gridDim.x) / p.slices, S::kStages == 2,
+      [&](int64_t tile, int buffer) {
+        int n, ih0, iw0;
+        origin(tile, n, ih0, iw0);
+        stage_pixels<S::kHaloH, S::kHaloW, CB, S::kInVec, S::kColStep, S::kQW, S::kRowPositions, S::kThreads>(
+            s_dy(buffer), static_cast<const T*>(p.dy), n, ih0 / S::kStrideH + S::kLoH,
+            iw0 / S::kStrideW + S::kLoW, p.Hy, p.Wy, p.C, c0, tid);
+      },
+      [&](int64_t tile, int buffer) {
+        int n, ih0, iw0;
+        origin(tile, n, ih0, iw0);
+        bwd_data_tile<S>(s_dy(buffer), s_w, p, n, ih0, iw0, c0, tid);
+      });
+}
+
 struct BwdWeightParams {
   const void* x;
   const void* dy;
@@ -248,6 +283,7 @@ struct BwdWeightParams {
   int C, Hx, Wx, Hy, Wy;
   int tiles_w, tiles_h, slices, chunks, padded_c;
   int64_t items;  // N * tiles_h * tiles_w; chunk k walks items [k * items / chunks, (k + 1) * items / chunks)
+  int prefetch;   // 1: two halo stages, the next item staged while this one is computed
 };
 
 template <class Traits>
@@ -261,9 +297,13 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
   constexpr int F = S::kFilter, CB = S::kChannels, V = S::kOutVec, NB = S::kNBatch;
   constexpr int SH = S::kStrideH, SW = S::kStrideW;
   extern __shared__ __align__(16) unsigned char smem[];
-  T* s_x = reinterpret_cast<T*>(smem);                                          // (kInH, kRowPositions, CB)
-  T* s_dy = reinterpret_cast<T*>(smem + S::kInputBytes);                        // (TileH, TileW, CB)
-  float* s_part = reinterpret_cast<float*>(smem + S::kInputBytes + S::kDyBytes);  // (kWarps, F*F, CB)
+  float* s_part = reinterpret_cast<float*>(smem + S::kPartialOffset);  // (kWarps, F*F, CB)
+  const auto s_x = [&](int buffer) {                                   // (kInH, kRowPositions, CB)
+    return reinterpret_cast<T*>(smem + (buffer == 0 ? 0 : S::kSecondStageOffset));
+  };
+  const auto s_dy = [&](int buffer) {  // (TileH, TileW, CB)
+    return reinterpret_cast<T*>(smem + (buffer == 0 ? 0 : S::kSecondStageOffset) + S::kInputBytes);
+  };
 
   const int slice = int(blockIdx.x) % p.slices;
   const int chunk = int(blockIdx.x) / p.slices;
@@ -284,50 +324,51 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
       for (int v = 0; v < V; ++v) acc[fy][fx][v] = 0.f;
 
   const int64_t first = int64_t(chunk) * p.items / p.chunks, last = int64_t(chunk + 1) * p.items / p.chunks;
-  for (int64_t item = first; item < last; ++item) {
-    const int tile_w = int(item % p.tiles_w);
-    const int tile_h = int(item / p.tiles_w % p.tiles_h);
-    const int n = int(item / p.tiles_w / p.tiles_h);
-    const int oh0 = tile_h * S::kTileH, ow0 = tile_w * S::kTileW;
-    const int ih0 = oh0 * SH - S::kPadH, iw0 = ow0 * SW - S::kPadW;
-    stage_pixels<S::kInH, S::kInW, CB, S::kInVec, S::kColStep, S::kQW, S::kRowPositions>(
-        s_x, x_in, n, ih0, iw0, p.Hx, p.Wx, p.C, c0, tid, S::kLaunchThreads);
-    // dY columns interleaved by SubW, so the threads of a row read consecutive positions.
-    stage_pixels<S::kTileH, S::kTileW, CB, S::kInVec, S::kSubW, S::kThreadsW, S::kTileW>(
-        s_dy, dy_in, n, oh0, ow0, p.Hy, p.Wy, p.C, c0, tid, S::kLaunchThreads);
-    asm volatile("cp.async.wait_all;\n" ::);
-    __syncthreads();
-    if (computes) {
+  pipelined_walk(
+      first, last, 1, p.prefetch != 0,
+      [&](int64_t item, int buffer) {
+        const int tile_w = int(item % p.tiles_w);
+        const int tile_h = int(item / p.tiles_w % p.tiles_h);
+        const int n = int(item / p.tiles_w / p.tiles_h);
+        const int oh0 = tile_h * S::kTileH, ow0 = tile_w * S::kTileW;
+        stage_pixels<S::kInH, S::kInW, CB, S::kInVec, S::kColStep, S::kQW, S::kRowPositions, S::kLaunchThreads>(
+            s_x(buffer), x_in, n, oh0 * SH - S::kPadH, ow0 * SW - S::kPadW, p.Hx, p.Wx, p.C, c0, tid);
+        // dY columns interleaved by SubW, so the threads of a row read consecutive positions.
+        stage_pixels<S::kTileH, S::kTileW, CB, S::kInVec, S::kSubW, S::kThreadsW, S::kTileW, S::kLaunchThreads>(
+            s_dy(buffer), dy_in, n, oh0, ow0, p.Hy, p.Wy, p.C, c0, tid);
+      },
+      [&](int64_t /*item*/, int buffer) {
+        if (!computes) return;
+        const T* x_stage = s_x(buffer);
+        const T* dy_stage = s_dy(buffer);
 #pragma unroll 1
-      for (int r = 0; r < S::kSubH; ++r) {
-        float g[S::kSubW][V];
-        const T* dy_row = s_dy + (sy * S::kSubH + r) * S::kTileW * CB + group * V;
+        for (int r = 0; r < S::kSubH; ++r) {
+          float g[S::kSubW][V];
+          const T* dy_row = dy_stage + (sy * S::kSubH + r) * S::kTileW * CB + group * V;
 #pragma unroll
-        for (int c = 0; c < S::kSubW; ++c) {
-          load_floats<V>(dy_row + (c * S::kThreadsW + sx) * CB, g[c]);
-        }
+          for (int c = 0; c < S::kSubW; ++c) {
+            load_floats<V>(dy_row + (c * S::kThreadsW + sx) * CB, g[c]);
+          }
 #pragma unroll
-        for (int fy = 0; fy < F; ++fy) {
-          const T* row = s_x + ((sy * S::kSubH + r) * SH + fy) * S::kRowPositions * CB + group * V;
+          for (int fy = 0; fy < F; ++fy) {
+            const T* row = x_stage + ((sy * S::kSubH + r) * SH + fy) * S::kRowPositions * CB + group * V;
 #pragma unroll
-          for (int k = 0; k < S::kWindowW; ++k) {
-            const int position = (k % S::kColStep) * S::kQW + sx + k / S::kColStep;
-            float xin[V];
-            load_floats<V>(row + position * CB, xin);
+            for (int k = 0; k < S::kWindowW; ++k) {
+              const int position = (k % S::kColStep) * S::kQW + sx + k / S::kColStep;
+              float xin[V];
+              load_floats<V>(row + position * CB, xin);
 #pragma unroll
-            for (int c = 0; c < S::kSubW; ++c) {
-              const int fx = k - c * SW;
-              if (fx >= 0 && fx < F) {
+              for (int c = 0; c < S::kSubW; ++c) {
+                const int fx = k - c * SW;
+                if (fx >= 0 && fx < F) {
 #pragma unroll
-                for (int v = 0; v < V; ++v) acc[fy][fx][v] = fmaf(g[c][v], xin[v], acc[fy][fx][v]);
+                  for (int v = 0; v < V; ++v) acc[fy][fx][v] = fmaf(g[c][v], xin[v], acc[fy][fx][v]);
+                }
               }
             }
           }
         }
-      }
-    }
-    __syncthreads();  // the halo is restaged by the next item
-  }
+      });
 
   // Fixed-order reduction: within a warp, lanes of one channel group are lane % NB; the xor butterfly over the
   // other lane bits leaves every lane with the same, order-fixed sum. Lane `group` (< NB) stores it.

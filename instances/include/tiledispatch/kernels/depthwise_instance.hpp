@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -37,6 +38,53 @@ constexpr FixedString<256> build_depthwise_instance_string() {
   out.append(kernel_token(Direction)).append(std::string_view("<")).append(f.text().view());
   out.append(std::string_view(">"));
   return out;
+}
+
+// Launches whose blocks, with two halo stages, fit at most this many to an SM prefetch (depthwise_kernel.cuh,
+// pipelined_walk): fwd and bwd_data blocks then walk several tiles each (persistent) and bwd_weight blocks stage
+// their next item early. With more resident blocks, the blocks hide each other's loads and the second stage
+// only costs occupancy (measured on the H100: docs/depthwise.md, "Pipelining").
+constexpr int kPrefetchMaxBlocksPerSm = 2;
+
+// Resident blocks per SM of a depthwise kernel with one and with two halo stages.
+struct Residency {
+  int single = 0, ring = 0;
+  bool prefetch(int stages) const { return stages == 2 && ring >= 1 && ring <= kPrefetchMaxBlocksPerSm; }
+};
+
+// Once per instance type: the kernel's shared-memory opt-in (the two-stage size) and its residency.
+template <class Kernel>
+cudaError_t query_residency(Kernel kernel, int threads, int single_smem, int ring_smem, Residency* r) {
+  TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ring_smem));
+  TD_RETURN_IF_CUDA_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r->single, kernel, threads, single_smem));
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r->ring, kernel, threads, ring_smem);
+}
+
+inline cudaError_t sm_count(int* sms) {
+  int device = 0;
+  TD_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
+  return cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device);
+}
+
+// A fwd / bwd_data depthwise launch: blocks per channel slice and their shared memory.
+struct TileLaunch {
+  int64_t per_slice;
+  int smem_bytes;
+};
+
+// Persistent launches fill the GPU once (every block of a slice walks its tiles `per_slice` apart); otherwise,
+// and whenever a block gets a single tile, the second stage is neither used nor allocated. Outputs do not depend
+// on the launch (each is computed by one thread).
+template <class S>
+cudaError_t plan_tile_launch(const Residency& residency, int64_t slices, int64_t tiles, TileLaunch* launch) {
+  launch->per_slice = tiles;
+  if (residency.prefetch(S::kStages)) {
+    int sms = 0;
+    TD_RETURN_IF_CUDA_ERROR(sm_count(&sms));
+    launch->per_slice = std::clamp<int64_t>(int64_t(residency.ring) * sms / slices, 1, tiles);
+  }
+  launch->smem_bytes = launch->per_slice < tiles ? S::kRingSmemBytes : S::kSmemBytes;
+  return cudaSuccess;
 }
 
 // The problem checks every depthwise instance makes, in this order; the reason names the first mismatch.
@@ -133,10 +181,11 @@ class DepthwiseInstance : public GroupedConvInstance {
     using S = kernels::depthwise::Shape<Traits>;
     if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
     const auto kernel = kernels::depthwise::depthwise_fwd_kernel<Traits>;
-    // Once per instance type: the opt-in above 48 KB of dynamic shared memory.
-    static const cudaError_t attribute =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, S::kSmemBytes);
-    TD_RETURN_IF_CUDA_ERROR(attribute);
+    // Once per instance type: the opt-in above 48 KB of dynamic shared memory, and the occupancy it leaves.
+    static kernels::Residency residency;
+    static const cudaError_t queried =
+        kernels::query_residency(kernel, S::kThreads, S::kSmemBytes, S::kRingSmemBytes, &residency);
+    TD_RETURN_IF_CUDA_ERROR(queried);
     const auto o = p.output();
     kernels::depthwise::Params params{};
     params.input = args.input, params.weight = args.weight, params.output = args.output;
@@ -144,7 +193,10 @@ class DepthwiseInstance : public GroupedConvInstance {
     params.Ho = int(o[1]), params.Wo = int(o[2]);
     params.tiles_h = int((o[1] + S::kTileH - 1) / S::kTileH), params.tiles_w = int((o[2] + S::kTileW - 1) / S::kTileW);
     params.slices = int((p.C + S::kChannels - 1) / S::kChannels);
-    kernel<<<unsigned(blocks(p)), S::kThreads, S::kSmemBytes, args.stream>>>(params);
+    params.tiles = int(p.N * params.tiles_h * params.tiles_w);
+    kernels::TileLaunch launch{};
+    TD_RETURN_IF_CUDA_ERROR(kernels::plan_tile_launch<S>(residency, params.slices, params.tiles, &launch));
+    kernel<<<unsigned(params.slices * launch.per_slice), S::kThreads, launch.smem_bytes, args.stream>>>(params);
     return cudaGetLastError();
   }
 

@@ -1,10 +1,13 @@
 // Depthwise forward direct convolution (2D, G = C = K, channels-last tensors NHWGC / GKYXC / NHWGK with
-// C/G = K/G = 1; docs/depthwise.md). One block computes a TileH x TileW output tile of one image for a slice of
-// NBatch * OutVec channels; each of the block's NBatch channel groups of (TileH/SubH) x (TileW/SubW) threads
-// covers the whole tile for its OutVec channels, a thread a SubH x SubW sub-tile of pixels.
+// C/G = K/G = 1; docs/depthwise.md). A block owns a slice of NBatch * OutVec channels and computes TileH x TileW
+// output tiles of it; each of the block's NBatch channel groups of (TileH/SubH) x (TileW/SubW) threads covers the
+// whole tile for its OutVec channels, a thread a SubH x SubW sub-tile of pixels. When few blocks fit on an SM the
+// launch is persistent: a grid of the GPU's resident blocks walks every tile, each block staging its next tile's
+// halo (cp.async, second ring buffer) while it computes the current one; otherwise a block computes one tile
+// (docs/depthwise.md, "Launch and pipelining").
 //
-//   gmem --(cp.async InVec-wide along C, zero fill for padding)--> smem input halo (InH, InW', CB)
-//   gmem --(weights, converted to fp32)-------------------------> smem weights (F*F, CB)
+//   gmem --(cp.async InVec-wide along C, zero fill for padding)--> smem input halo ring (Stages, InH, InW', CB)
+//   gmem --(weights, converted to fp32, once per block)---------> smem weights (F*F, CB)
 //   smem --(OutVec-wide along C, one filter row of weights in registers)--> fp32 accumulators (SubW, OutVec),
 //           one output row of the sub-tile at a time
 //   accumulators --(converted, OutVec-wide stores along C)--> gmem output
@@ -64,6 +67,12 @@ struct Bits<16> {
 constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 constexpr int align16(int bytes) { return (bytes + 15) / 16 * 16; }
 
+// Stages of a kernel's staged-halo ring: two (prefetch the next item while computing this one) when both fit in
+// a block's shared memory beside the `rest`, else one. Validity only requires one.
+constexpr int ring_stages(int stage_bytes, int rest_bytes, int limit_bytes) {
+  return 2 * stage_bytes + rest_bytes <= limit_bytes ? 2 : 1;
+}
+
 // Everything the kernel and the instance derive from the 12 depthwise parameters.
 template <class Traits>
 struct Shape {
@@ -91,7 +100,12 @@ struct Shape {
   static constexpr int kWindowW = (kSubW - 1) * kStrideW + kFilter;  // input columns one thread reads per row
   static constexpr int kInputBytes = align16(kInH * kRowPositions * kChannels * int(sizeof(T)));
   static constexpr int kWeightBytes = kFilter * kFilter * kChannels * int(sizeof(float));
+  // Shared memory: [input stage 0][weights][input stage 1]; a block that computes one tile needs only the first
+  // two (kSmemBytes, what the configuration must fit), a persistent one all three (kRingSmemBytes).
   static constexpr int kSmemBytes = kInputBytes + kWeightBytes;
+  static constexpr int kWeightOffset = kInputBytes, kSecondStageOffset = kInputBytes + align16(kWeightBytes);
+  static constexpr int kStages = ring_stages(kInputBytes, align16(kWeightBytes), Target::kSmemPerBlockBytes);
+  static constexpr int kRingSmemBytes = kStages == 2 ? kSecondStageOffset + kInputBytes : kSmemBytes;
   static constexpr bool kVectorsFitSlice = kChannels % kInVec == 0;
 };
 
@@ -100,7 +114,8 @@ struct Params {
   const void* weight;
   void* output;
   int C, Hi, Wi, Ho, Wo;
-  int tiles_w, tiles_h, slices;  // grid = slices * tiles_w * tiles_h * N, slice fastest (neighbours share L2 lines)
+  int tiles_w, tiles_h, slices;  // tiles of one slice: tiles_w * tiles_h * N
+  int tiles;                     // grid = slices * blocks per slice, slice fastest (neighbours share L2 lines)
 };
 
 __device__ inline float to_float(float v) { return v; }
@@ -146,6 +161,12 @@ __device__ __forceinline__ void store_floats(T* dst, const float* src) {
   }
 }
 
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
+}
+
 // One vector of V elements from global to shared memory; zeros where !valid (padding, channels past C).
 // 4-, 8- and 16-byte vectors use cp.async with src-size 0 for zero fill, 32-byte ones two 16-byte cp.async;
 // 2-byte ones go through a register.
@@ -171,24 +192,37 @@ __device__ inline void copy_vector(void* smem_dst, const void* gmem_src, bool va
 }
 
 // Pixels of a block's channel slice into shared memory, shared by the three depthwise kernels: Rows x Cols
-// pixels from (y0, x0) of image n, CB channels from c0, InVec-wide copies (vector fastest, so a warp reads whole
-// pixels) with zero fill outside [0, height) x [0, width) (padding) and past `channels`. Column x lands at
-// position (x % ColStep) * QW + x / ColStep of a row of RowPositions: interleaved so that neighbouring threads,
-// whose windows start ColStep columns apart, read consecutive positions. Commits one cp.async group.
-template <int Rows, int Cols, int CB, int InVec, int ColStep, int QW, int RowPositions, class T>
+// pixels from (y0, x0) of image n, CB channels from c0, InVec-wide copies with zero fill outside
+// [0, height) x [0, width) (padding) and past `channels`. Column x lands at position (x % ColStep) * QW +
+// x / ColStep of a row of RowPositions: interleaved so that neighbouring threads, whose windows start ColStep
+// columns apart, read consecutive positions. The caller commits the cp.async group.
+// A thread owns one (column, vector) slot of a row (vector fastest, so a warp reads whole pixels) and copies it
+// down the rows, Threads / slots rows apart: the index arithmetic, column bounds and offsets are computed once
+// per slot, and each copy costs a row check and two additions (the copy loop is issue-bound otherwise).
+template <int Rows, int Cols, int CB, int InVec, int ColStep, int QW, int RowPositions, int Threads, class T>
 __device__ inline void stage_pixels(T* dst, const T* src, int n, int y0, int x0, int height, int width, int channels,
-                                    int c0, int tid, int threads) {
-  constexpr int kVecs = CB / InVec;
-  for (int i = tid; i < Rows * Cols * kVecs; i += threads) {
-    const int v = i % kVecs, pixel = i / kVecs;
-    const int x = pixel % Cols, y = pixel / Cols;
-    const int gy = y0 + y, gx = x0 + x, gc = c0 + v * InVec;
-    const bool valid = gy >= 0 && gy < height && gx >= 0 && gx < width && gc < channels;
-    const int position = (x % ColStep) * QW + x / ColStep;
-    const T* from = valid ? src + ((int64_t(n) * height + gy) * width + gx) * channels + gc : src;
-    copy_vector<InVec * int(sizeof(T))>(dst + (y * RowPositions + position) * CB + v * InVec, from, valid);
+                                    int c0, int tid) {
+  // At least one vector a pixel: instances whose in_vec exceeds the slice compile, and is_supported refuses them.
+  constexpr unsigned kVecs = CB >= InVec ? CB / InVec : 1;
+  constexpr unsigned kSlots = Cols * kVecs;  // copies of one row
+  constexpr unsigned kRowGroups = Threads >= int(kSlots) ? Threads / kSlots : 1;  // rows copied at once
+  constexpr int kRowStep = int(kRowGroups) * RowPositions * CB;  // elements between a slot's rows
+  const int64_t row_pitch = int64_t(width) * channels;
+  for (unsigned u = unsigned(tid); u < kRowGroups * kSlots; u += unsigned(Threads)) {
+    const unsigned group = u / kSlots, slot = u % kSlots;
+    const unsigned x = slot / kVecs, v = slot % kVecs;
+    const int gx = x0 + int(x), gc = c0 + int(v) * InVec;
+    const bool column = unsigned(gx) < unsigned(width) && gc < channels;
+    int gy = y0 + int(group);
+    int64_t offset = (int64_t(n) * height + gy) * row_pitch + int64_t(gx) * channels + gc;
+    T* to = dst + (int(group) * RowPositions + int(x % ColStep) * QW + int(x / ColStep)) * CB + int(v) * InVec;
+#pragma unroll 2
+    for (int y = int(group); y < Rows; y += int(kRowGroups)) {
+      const bool valid = column && unsigned(gy) < unsigned(height);
+      copy_vector<InVec * int(sizeof(T))>(to, valid ? src + offset : src, valid);
+      gy += int(kRowGroups), offset += int64_t(kRowGroups) * row_pitch, to += kRowStep;
+    }
   }
-  asm volatile("cp.async.commit_group;\n" ::);
 }
 
 // The slice's F x F weights (C, 1, F, F, 1) as fp32: read tap-fastest (contiguous), stored channel-fastest for
@@ -202,52 +236,50 @@ __device__ inline void stage_weights(float* s_w, const T* weight, int c0, int ch
   }
 }
 
-// Where a block of the fwd and bwd_data grids works: channel slice fastest (neighbours share L2 lines), then
-// tile column, tile row, image.
+// A tile of the fwd and bwd_data walks: tile column fastest, then tile row, image.
 struct TilePlace {
-  int slice, tile_w, tile_h, n;
+  int tile_w, tile_h, n;
 };
-__device__ inline TilePlace tile_place(int block, int slices, int tiles_w, int tiles_h) {
-  TilePlace t{};
-  t.slice = block % slices;
-  block /= slices;
-  t.tile_w = block % tiles_w;
-  block /= tiles_w;
-  t.tile_h = block % tiles_h;
-  t.n = block / tiles_h;
-  return t;
+__device__ inline TilePlace tile_place(int tile, int tiles_w, int tiles_h) {
+  return {tile % tiles_w, tile / tiles_w % tiles_h, tile / tiles_w / tiles_h};
 }
 
-template <class Traits>
-__global__ void __launch_bounds__(Shape<Traits>::kThreads) depthwise_fwd_kernel(Params p) {
-  using S = Shape<Traits>;
+// A block's walk over items first, first + step, ... < last through a ring of staged halos: stage(item, buffer)
+// issues one item's cp.async copies (one commit group per item), compute(item, buffer) consumes them. With
+// `prefetch` (two buffers) the next item's copies are in flight while this one is computed; without, an item is
+// staged into buffer 0 once the previous one is computed. The barrier after compute keeps a buffer from being
+// restaged while it is read.
+template <class Stage, class Compute>
+__device__ __forceinline__ void pipelined_walk(int64_t first, int64_t last, int64_t step, bool prefetch,
+                                               Stage&& stage, Compute&& compute) {
+  if (first < last) stage(first, 0);
+  cp_async_commit();
+  int buffer = 0;
+  for (int64_t item = first; item < last; item += step) {
+    const int64_t target = prefetch ? item + step : item;  // the item staged now (the first one already is)
+    if (target != first && target < last) stage(target, prefetch ? buffer ^ 1 : 0);
+    cp_async_commit();  // possibly empty: the group count stays one per iteration
+    if (prefetch) {
+      cp_async_wait<1>();  // all but the newest group, the next item's
+    } else {
+      cp_async_wait<0>();
+    }
+    __syncthreads();
+    compute(item, buffer);
+    __syncthreads();
+    if (prefetch) buffer ^= 1;
+  }
+}
+
+// One output tile of a fwd block from its staged halo `s_in` and weights `s_w`.
+template <class S>
+__device__ __forceinline__ void fwd_tile(const typename S::T* s_in, const float* s_w, const Params& p, int n,
+                                         int oh0, int ow0, int c0, int tid) {
   using T = typename S::T;
-#if defined(__CUDA_ARCH__)
-  // The traits' arch sized this kernel (shared memory): the device pass must target it.
-  static_assert(__CUDA_ARCH__ == S::Target::kCudaArch, "compiled for another arch than its traits name (kArch)");
-#endif
   constexpr int F = S::kFilter, CB = S::kChannels, V = S::kOutVec;
-  extern __shared__ __align__(16) unsigned char smem[];
-  T* s_in = reinterpret_cast<T*>(smem);                              // (kInH, kRowPositions, CB)
-  float* s_w = reinterpret_cast<float*>(smem + S::kInputBytes);      // (F*F, CB)
-
-  const TilePlace place = tile_place(int(blockIdx.x), p.slices, p.tiles_w, p.tiles_h);
-  const int n = place.n;
-  const int c0 = place.slice * CB;
-  const int oh0 = place.tile_h * S::kTileH, ow0 = place.tile_w * S::kTileW;
-  const int ih0 = oh0 * S::kStrideH - S::kPadH, iw0 = ow0 * S::kStrideW - S::kPadW;
-  const int tid = int(threadIdx.x);
-
-  stage_pixels<S::kInH, S::kInW, CB, S::kInVec, S::kColStep, S::kQW, S::kRowPositions>(
-      s_in, static_cast<const T*>(p.input), n, ih0, iw0, p.Hi, p.Wi, p.C, c0, tid, S::kThreads);
-  stage_weights<F, CB>(s_w, static_cast<const T*>(p.weight), c0, p.C, tid, S::kThreads);
-  asm volatile("cp.async.wait_all;\n" ::);
-  __syncthreads();
-
   // Channel group fastest: the NBatch groups of one pixel are contiguous in smem and in the output.
   const int group = tid % S::kNBatch, spatial = tid / S::kNBatch;
   const int sx = spatial % S::kThreadsW, sy = spatial / S::kThreadsW;
-
   const int gc = c0 + group * V;
   T* out = static_cast<T*>(p.output);
   // One output row of the sub-tile at a time: SubW x OutVec accumulators and one filter row of weights live in
@@ -297,6 +329,47 @@ __global__ void __launch_bounds__(Shape<Traits>::kThreads) depthwise_fwd_kernel(
       }
     }
   }
+}
+
+// Block b owns channel slice b % slices and walks its tiles b / slices, + blocks per slice, ...
+template <class Traits>
+__global__ void __launch_bounds__(Shape<Traits>::kThreads) depthwise_fwd_kernel(Params p) {
+  using S = Shape<Traits>;
+  using T = typename S::T;
+#if defined(__CUDA_ARCH__)
+  // The traits' arch sized this kernel (shared memory): the device pass must target it.
+  static_assert(__CUDA_ARCH__ == S::Target::kCudaArch, "compiled for another arch than its traits name (kArch)");
+#endif
+  constexpr int CB = S::kChannels;
+  extern __shared__ __align__(16) unsigned char smem[];
+  float* s_w = reinterpret_cast<float*>(smem + S::kWeightOffset);  // (F*F, CB)
+  const auto s_in = [&](int buffer) {                                // (kInH, kRowPositions, CB)
+    return reinterpret_cast<T*>(smem + (buffer == 0 ? 0 : S::kSecondStageOffset));
+  };
+
+  const int slice = int(blockIdx.x) % p.slices;
+  const int c0 = slice * CB;
+  const int tid = int(threadIdx.x);
+  stage_weights<S::kFilter, CB>(s_w, static_cast<const T*>(p.weight), c0, p.C, tid, S::kThreads);
+
+  const auto origin = [&](int64_t tile, int& n, int& oh0, int& ow0) {
+    const TilePlace t = tile_place(int(tile), p.tiles_w, p.tiles_h);
+    n = t.n, oh0 = t.tile_h * S::kTileH, ow0 = t.tile_w * S::kTileW;
+  };
+  pipelined_walk(
+      int(blockIdx.x) / p.slices, p.tiles, int(gridDim.x) / p.slices, S::kStages == 2,
+      [&](int64_t tile, int buffer) {
+        int n, oh0, ow0;
+        origin(tile, n, oh0, ow0);
+        stage_pixels<S::kInH, S::kInW, CB, S::kInVec, S::kColStep, S::kQW, S::kRowPositions, S::kThreads>(
+            s_in(buffer), static_cast<const T*>(p.input), n, oh0 * S::kStrideH - S::kPadH,
+            ow0 * S::kStrideW - S::kPadW, p.Hi, p.Wi, p.C, c0, tid);
+      },
+      [&](int64_t tile, int buffer) {
+        int n, oh0, ow0;
+        origin(tile, n, oh0, ow0);
+        fwd_tile<S>(s_in(buffer), s_w, p, n, oh0, ow0, c0, tid);
+      });
 }
 
 }  // namespace tiledispatch::kernels::depthwise
