@@ -235,7 +235,8 @@ __device__ __forceinline__ void bwd_data_tile(const typename S::T* s_dy, const f
   }
 }
 
-// Launched as the forward kernel (persistent or a tile per block): block b owns slice b % slices, walks dX tiles.
+// Launched and walked as the forward kernel (walk_tiles), over dX tiles: their origins are stride multiples, and
+// the dY halo starts at origin / stride + lo.
 template <class Traits>
 __global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads) depthwise_bwd_data_kernel(BwdDataParams p) {
   using S = BwdDataShape<Traits>;
@@ -243,36 +244,15 @@ __global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads) depthwise_bwd_
 #if defined(__CUDA_ARCH__)
   static_assert(__CUDA_ARCH__ == S::Target::kCudaArch, "compiled for another arch than its traits name (kArch)");
 #endif
-  constexpr int CB = S::kChannels;
-  extern __shared__ __align__(16) unsigned char smem[];
-  float* s_w = reinterpret_cast<float*>(smem + S::kWeightOffset);  // (F*F, CB)
-  const auto s_dy = [&](int buffer) {                                // (kHaloH, kRowPositions, CB)
-    return reinterpret_cast<T*>(smem + (buffer == 0 ? 0 : S::kSecondStageOffset));
-  };
-
-  const int slice = int(blockIdx.x) % p.slices;
-  const int c0 = slice * CB;
-  const int tid = int(threadIdx.x);
-  stage_weights<S::kFilter, CB>(s_w, static_cast<const T*>(p.weight), c0, p.C, tid, S::kThreads);
-
-  // dX tile origins are stride multiples; the dY halo starts at origin / stride + lo.
-  const auto origin = [&](int64_t tile, int& n, int& ih0, int& iw0) {
-    const TilePlace t = tile_place(int(tile), p.tiles_w, p.tiles_h);
-    n = t.n, ih0 = t.tile_h * S::kTileH, iw0 = t.tile_w * S::kTileW;
-  };
-  pipelined_walk(
-      int(blockIdx.x) / p.slices, p.tiles, int(gridDim.x) / p.slices, S::kStages == 2,
-      [&](int64_t tile, int buffer) {
-        int n, ih0, iw0;
-        origin(tile, n, ih0, iw0);
-        stage_pixels<S::kHaloH, S::kHaloW, CB, S::kInVec, S::kColStep, S::kQW, S::kRowPositions, S::kThreads>(
-            s_dy(buffer), static_cast<const T*>(p.dy), n, ih0 / S::kStrideH + S::kLoH,
-            iw0 / S::kStrideW + S::kLoW, p.Hy, p.Wy, p.C, c0, tid);
+  walk_tiles<S>(
+      p, p.weight,
+      [&](T* s_dy, int n, int ih0, int iw0, int c0) {
+        stage_pixels<S::kHaloH, S::kHaloW, S::kChannels, S::kInVec, S::kColStep, S::kQW, S::kRowPositions,
+                     S::kThreads>(s_dy, static_cast<const T*>(p.dy), n, ih0 / S::kStrideH + S::kLoH,
+                                  iw0 / S::kStrideW + S::kLoW, p.Hy, p.Wy, p.C, c0, int(threadIdx.x));
       },
-      [&](int64_t tile, int buffer) {
-        int n, ih0, iw0;
-        origin(tile, n, ih0, iw0);
-        bwd_data_tile<S>(s_dy(buffer), s_w, p, n, ih0, iw0, c0, tid);
+      [&](const T* s_dy, const float* s_w, int n, int ih0, int iw0, int c0) {
+        bwd_data_tile<S>(s_dy, s_w, p, n, ih0, iw0, c0, int(threadIdx.x));
       });
 }
 

@@ -331,7 +331,34 @@ __device__ __forceinline__ void fwd_tile(const typename S::T* s_in, const float*
   }
 }
 
-// Block b owns channel slice b % slices and walks its tiles b / slices, + blocks per slice, ...
+// The fwd and bwd_data block: its channel slice's weights once, then its tiles through pipelined_walk. Block b
+// owns slice b % slices and walks tiles b / slices, + blocks per slice, ... (all of them when the launch is not
+// persistent: one each). stage_tile(buffer, n, h0, w0, c0) issues a tile's halo copies into `buffer`;
+// compute_tile(buffer, s_w, n, h0, w0, c0) computes the tile whose origin is (h0, w0) in image n.
+template <class S, class P, class StageTile, class ComputeTile>
+__device__ __forceinline__ void walk_tiles(const P& p, const void* weight, StageTile&& stage_tile,
+                                           ComputeTile&& compute_tile) {
+  using T = typename S::T;
+  extern __shared__ __align__(16) unsigned char smem[];
+  float* s_w = reinterpret_cast<float*>(smem + S::kWeightOffset);  // (F*F, CB)
+  const auto buffer_of = [&](int buffer) {                           // a halo stage
+    return reinterpret_cast<T*>(smem + (buffer == 0 ? 0 : S::kSecondStageOffset));
+  };
+  const int c0 = int(blockIdx.x) % p.slices * S::kChannels;
+  stage_weights<S::kFilter, S::kChannels>(s_w, static_cast<const T*>(weight), c0, p.C, int(threadIdx.x), S::kThreads);
+  const auto origin = [&](int64_t tile) { return tile_place(int(tile), p.tiles_w, p.tiles_h); };
+  pipelined_walk(
+      int(blockIdx.x) / p.slices, p.tiles, int(gridDim.x) / p.slices, S::kStages == 2,
+      [&](int64_t tile, int buffer) {
+        const TilePlace t = origin(tile);
+        stage_tile(buffer_of(buffer), t.n, t.tile_h * S::kTileH, t.tile_w * S::kTileW, c0);
+      },
+      [&](int64_t tile, int buffer) {
+        const TilePlace t = origin(tile);
+        compute_tile(buffer_of(buffer), s_w, t.n, t.tile_h * S::kTileH, t.tile_w * S::kTileW, c0);
+      });
+}
+
 template <class Traits>
 __global__ void __launch_bounds__(Shape<Traits>::kThreads) depthwise_fwd_kernel(Params p) {
   using S = Shape<Traits>;
@@ -340,35 +367,15 @@ __global__ void __launch_bounds__(Shape<Traits>::kThreads) depthwise_fwd_kernel(
   // The traits' arch sized this kernel (shared memory): the device pass must target it.
   static_assert(__CUDA_ARCH__ == S::Target::kCudaArch, "compiled for another arch than its traits name (kArch)");
 #endif
-  constexpr int CB = S::kChannels;
-  extern __shared__ __align__(16) unsigned char smem[];
-  float* s_w = reinterpret_cast<float*>(smem + S::kWeightOffset);  // (F*F, CB)
-  const auto s_in = [&](int buffer) {                                // (kInH, kRowPositions, CB)
-    return reinterpret_cast<T*>(smem + (buffer == 0 ? 0 : S::kSecondStageOffset));
-  };
-
-  const int slice = int(blockIdx.x) % p.slices;
-  const int c0 = slice * CB;
-  const int tid = int(threadIdx.x);
-  stage_weights<S::kFilter, CB>(s_w, static_cast<const T*>(p.weight), c0, p.C, tid, S::kThreads);
-
-  const auto origin = [&](int64_t tile, int& n, int& oh0, int& ow0) {
-    const TilePlace t = tile_place(int(tile), p.tiles_w, p.tiles_h);
-    n = t.n, oh0 = t.tile_h * S::kTileH, ow0 = t.tile_w * S::kTileW;
-  };
-  pipelined_walk(
-      int(blockIdx.x) / p.slices, p.tiles, int(gridDim.x) / p.slices, S::kStages == 2,
-      [&](int64_t tile, int buffer) {
-        int n, oh0, ow0;
-        origin(tile, n, oh0, ow0);
-        stage_pixels<S::kInH, S::kInW, CB, S::kInVec, S::kColStep, S::kQW, S::kRowPositions, S::kThreads>(
-            s_in(buffer), static_cast<const T*>(p.input), n, oh0 * S::kStrideH - S::kPadH,
-            ow0 * S::kStrideW - S::kPadW, p.Hi, p.Wi, p.C, c0, tid);
+  walk_tiles<S>(
+      p, p.weight,
+      [&](T* s_in, int n, int oh0, int ow0, int c0) {
+        stage_pixels<S::kInH, S::kInW, S::kChannels, S::kInVec, S::kColStep, S::kQW, S::kRowPositions, S::kThreads>(
+            s_in, static_cast<const T*>(p.input), n, oh0 * S::kStrideH - S::kPadH, ow0 * S::kStrideW - S::kPadW,
+            p.Hi, p.Wi, p.C, c0, int(threadIdx.x));
       },
-      [&](int64_t tile, int buffer) {
-        int n, oh0, ow0;
-        origin(tile, n, oh0, ow0);
-        fwd_tile<S>(s_in(buffer), s_w, p, n, oh0, ow0, c0, tid);
+      [&](const T* s_in, const float* s_w, int n, int oh0, int ow0, int c0) {
+        fwd_tile<S>(s_in, s_w, p, n, oh0, ow0, c0, int(threadIdx.x));
       });
 }
 
