@@ -55,11 +55,6 @@ class DepthwiseBwdDataInstance : public GroupedConvInstance {
 
   cudaError_t run(const ConvProblem& p, const ConvArgs& args) const override {
     if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
-    const auto kernel = kernels::depthwise::depthwise_bwd_data_kernel<Traits>;
-    static kernels::Residency residency;
-    static const cudaError_t queried =
-        kernels::query_residency(kernel, S::kThreads, S::kSmemBytes, S::kRingSmemBytes, &residency);
-    TD_RETURN_IF_CUDA_ERROR(queried);
     const auto o = p.output();
     kernels::depthwise::BwdDataParams params{};
     params.dy = args.output, params.weight = args.weight, params.dx = args.input;
@@ -68,10 +63,7 @@ class DepthwiseBwdDataInstance : public GroupedConvInstance {
     params.tiles_h = int(ceil(p.input[1], S::kTileH)), params.tiles_w = int(ceil(p.input[2], S::kTileW));
     params.slices = int(ceil(p.C, S::kChannels));
     params.tiles = int(p.N * params.tiles_h * params.tiles_w);
-    kernels::TileLaunch launch{};
-    TD_RETURN_IF_CUDA_ERROR(kernels::plan_tile_launch<S>(residency, params.slices, params.tiles, &launch));
-    kernel<<<unsigned(params.slices * launch.per_slice), S::kThreads, launch.smem_bytes, args.stream>>>(params);
-    return cudaGetLastError();
+    return kernels::launch_tiles<S>(kernels::depthwise::depthwise_bwd_data_kernel<Traits>, params, args.stream);
   }
 
  private:

@@ -43,7 +43,7 @@ constexpr FixedString<256> build_depthwise_instance_string() {
 // Launches whose blocks, with two halo stages, fit at most this many to an SM prefetch (depthwise_kernel.cuh,
 // pipelined_walk): fwd and bwd_data blocks then walk several tiles each (persistent) and bwd_weight blocks stage
 // their next item early. With more resident blocks, the blocks hide each other's loads and the second stage
-// only costs occupancy (measured on the H100: docs/depthwise.md, "Pipelining").
+// only costs occupancy (measured on the H100: docs/depthwise.md, "Launch and pipelining").
 constexpr int kPrefetchMaxBlocksPerSm = 2;
 
 // Resident blocks per SM of a depthwise kernel with one and with two halo stages.
@@ -66,25 +66,25 @@ inline cudaError_t sm_count(int* sms) {
   return cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device);
 }
 
-// A fwd / bwd_data depthwise launch: blocks per channel slice and their shared memory.
-struct TileLaunch {
-  int64_t per_slice;
-  int smem_bytes;
-};
-
-// Persistent launches fill the GPU once (every block of a slice walks its tiles `per_slice` apart); otherwise,
-// and whenever a block gets a single tile, the second stage is neither used nor allocated. Outputs do not depend
-// on the launch (each is computed by one thread).
-template <class S>
-cudaError_t plan_tile_launch(const Residency& residency, int64_t slices, int64_t tiles, TileLaunch* launch) {
-  launch->per_slice = tiles;
+// Launches a fwd / bwd_data kernel (depthwise_kernel.cuh, walk_tiles) on `params`, whose slices and tiles are
+// set; its residency is queried once per instance type. Persistent launches fill the GPU once (the blocks of a
+// slice walk its tiles `per_slice` apart); otherwise, and whenever a block gets a single tile, the second stage
+// is neither used nor allocated. Outputs do not depend on the launch (each is computed by one thread).
+template <class S, class P>
+cudaError_t launch_tiles(void (*kernel)(P), const P& params, cudaStream_t stream) {
+  static Residency residency;
+  static const cudaError_t queried =
+      query_residency(kernel, S::kThreads, S::kSmemBytes, S::kRingSmemBytes, &residency);
+  TD_RETURN_IF_CUDA_ERROR(queried);
+  int64_t per_slice = params.tiles;
   if (residency.prefetch(S::kStages)) {
     int sms = 0;
     TD_RETURN_IF_CUDA_ERROR(sm_count(&sms));
-    launch->per_slice = std::clamp<int64_t>(int64_t(residency.ring) * sms / slices, 1, tiles);
+    per_slice = std::clamp<int64_t>(int64_t(residency.ring) * sms / params.slices, 1, params.tiles);
   }
-  launch->smem_bytes = launch->per_slice < tiles ? S::kRingSmemBytes : S::kSmemBytes;
-  return cudaSuccess;
+  const int smem_bytes = per_slice < params.tiles ? S::kRingSmemBytes : S::kSmemBytes;
+  kernel<<<unsigned(params.slices * per_slice), S::kThreads, smem_bytes, stream>>>(params);
+  return cudaGetLastError();
 }
 
 // The problem checks every depthwise instance makes, in this order; the reason names the first mismatch.
@@ -180,12 +180,6 @@ class DepthwiseInstance : public GroupedConvInstance {
   cudaError_t run(const ConvProblem& p, const ConvArgs& args) const override {
     using S = kernels::depthwise::Shape<Traits>;
     if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
-    const auto kernel = kernels::depthwise::depthwise_fwd_kernel<Traits>;
-    // Once per instance type: the opt-in above 48 KB of dynamic shared memory, and the occupancy it leaves.
-    static kernels::Residency residency;
-    static const cudaError_t queried =
-        kernels::query_residency(kernel, S::kThreads, S::kSmemBytes, S::kRingSmemBytes, &residency);
-    TD_RETURN_IF_CUDA_ERROR(queried);
     const auto o = p.output();
     kernels::depthwise::Params params{};
     params.input = args.input, params.weight = args.weight, params.output = args.output;
@@ -194,10 +188,7 @@ class DepthwiseInstance : public GroupedConvInstance {
     params.tiles_h = int((o[1] + S::kTileH - 1) / S::kTileH), params.tiles_w = int((o[2] + S::kTileW - 1) / S::kTileW);
     params.slices = int((p.C + S::kChannels - 1) / S::kChannels);
     params.tiles = int(p.N * params.tiles_h * params.tiles_w);
-    kernels::TileLaunch launch{};
-    TD_RETURN_IF_CUDA_ERROR(kernels::plan_tile_launch<S>(residency, params.slices, params.tiles, &launch));
-    kernel<<<unsigned(params.slices * launch.per_slice), S::kThreads, launch.smem_bytes, args.stream>>>(params);
-    return cudaGetLastError();
+    return kernels::launch_tiles<S>(kernels::depthwise::depthwise_fwd_kernel<Traits>, params, args.stream);
   }
 
  private:
