@@ -241,9 +241,6 @@ template <class Traits>
 __global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads) depthwise_bwd_data_kernel(BwdDataParams p) {
   using S = BwdDataShape<Traits>;
   using T = typename S::T;
-#if defined(__CUDA_ARCH__)
-  static_assert(__CUDA_ARCH__ == S::Target::kCudaArch, "compiled for another arch than its traits name (kArch)");
-#endif
   walk_tiles<S>(
       p, p.weight,
       [&](T* s_dy, int n, int ih0, int iw0, int c0) {

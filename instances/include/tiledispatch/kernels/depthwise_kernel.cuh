@@ -339,6 +339,10 @@ template <class S, class P, class StageTile, class ComputeTile>
 __device__ __forceinline__ void walk_tiles(const P& p, const void* weight, StageTile&& stage_tile,
                                            ComputeTile&& compute_tile) {
   using T = typename S::T;
+#if defined(__CUDA_ARCH__)
+  // The traits' arch sized the kernel (shared memory): the device pass must target it.
+  static_assert(__CUDA_ARCH__ == S::Target::kCudaArch, "compiled for another arch than its traits name (kArch)");
+#endif
   extern __shared__ __align__(16) unsigned char smem[];
   float* s_w = reinterpret_cast<float*>(smem + S::kWeightOffset);  // (F*F, CB)
   const auto buffer_of = [&](int buffer) {                           // a halo stage
@@ -363,10 +367,6 @@ template <class Traits>
 __global__ void __launch_bounds__(Shape<Traits>::kThreads) depthwise_fwd_kernel(Params p) {
   using S = Shape<Traits>;
   using T = typename S::T;
-#if defined(__CUDA_ARCH__)
-  // The traits' arch sized this kernel (shared memory): the device pass must target it.
-  static_assert(__CUDA_ARCH__ == S::Target::kCudaArch, "compiled for another arch than its traits name (kArch)");
-#endif
   walk_tiles<S>(
       p, p.weight,
       [&](T* s_in, int n, int oh0, int ow0, int c0) {
