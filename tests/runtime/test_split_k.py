@@ -30,8 +30,8 @@ def split_k_factors():
     out_dir = REPO_ROOT / "build" / "test-runtime" / f"split_k-{hashlib.sha256(content).hexdigest()[:16]}"
     exe = compile_cached(nvcc, [DRIVER], flags, out_dir, "split_k")
 
-    def ask(queries: list[tuple[int, int, int]]) -> list[list[int]]:
-        stdin = "".join(f"{t} {k} {s}\n" for t, k, s in queries)
+    def ask(queries: list[tuple[int, int, int]], min_per_split: int = MIN_SPLIT_K) -> list[list[int]]:
+        stdin = "".join(f"{t} {k} {s} {min_per_split}\n" for t, k, s in queries)
         out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout
         return [[int(x) for x in line.split()] for line in out.splitlines()]
 
@@ -70,3 +70,13 @@ def test_some_factor_fills_the_sms(split_k_factors) -> None:
 def test_doublings_below_two_waves_are_still_tried(split_k_factors) -> None:
     (factors,) = split_k_factors([(9, LONG_K, 132)])
     assert {2, 4, 8, 16, 32} <= set(factors), factors
+
+
+def test_coarse_units_set_their_own_minimum(split_k_factors) -> None:
+    """The direct merged-group kernel counts its GEMM K in steps (whole pixel tiles) and asks for two a split:
+    32 steps (a 7x7 layer at N = 32) split up to 16 ways, where 32 x 49 pixels counted against 256 would stop
+    at 6."""
+    (factors,) = split_k_factors([(32, 32, 132)], min_per_split=2)
+    assert max(factors) == 16 and {2, 4, 8, 16} <= set(factors), factors
+    (pixels,) = split_k_factors([(32, 32 * 49, 132)])
+    assert max(pixels) <= 6, pixels

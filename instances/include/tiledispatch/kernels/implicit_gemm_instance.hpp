@@ -233,8 +233,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   std::vector<int> split_k_candidates(const ConvProblem& p, int sms) const override {
     if (Traits::kDirection != ConvDirection::kBwdWeight || Traits::kStreamK) return {1};
     if (kernels::MergedGroupBwdWeightPlan plan; merged_direct_plan(p, 1, plan)) {
+      // A split is whole steps, at least two (one's copies overlap the other's MMAs).
       const int64_t ctas = (p.G / Traits::kNumGroupsToMerge) * ceil_div(plan.items, Config::kThreads / 32);
-      return auto_split_k(ctas, p.N * p.output_spatial(), sms);
+      return auto_split_k(ctas, plan.steps, sms, 2);
     }
     const auto shape = kernels::make_conv_shape<int64_t>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
     const int64_t tiles = ceil_div(shape.gemm_m, Traits::kTileM) * ceil_div(shape.gemm_n, Traits::kTileN) *
@@ -389,7 +390,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   static cudaError_t reduce_splits(const ConvProblem& p, const ConvArgs& args) {
     using Element = typename Config::ElementGlobal;
     const int64_t count = p.weight_elements();
-    const int blocks = int(std::min<int64_t>(ceil_div(count, int64_t(256)), 65535));
+    const int64_t threads = count % 4 == 0 ? count / 4 : count;  // enough for four a thread, or one
+    const int blocks = int(std::min<int64_t>(ceil_div(threads, int64_t(256)), 65535));
     kernels::reduce_partials_kernel<Element><<<blocks, 256, 0, args.stream>>>(
         static_cast<const float*>(args.workspace), static_cast<Element*>(args.weight), count, args.k_batch);
     return cudaGetLastError();

@@ -4,7 +4,8 @@
 // waves of work units on the SMs; and the wave-filling factors floor(w x SMs / tiles) for w = 1..kFillWaves,
 // because a persistent grid's time is set by its fullest SM: 9 tiles at k_batch 16 make 144 units, two rounds
 // on 132 SMs for 55 % of the work, where k_batch 14 makes 126 units in one round. Every split still reduces at
-// least kMinSplitK GEMM-K elements, and no factor exceeds kMaxSplitK.
+// least min_per_split GEMM-K elements (kMinSplitK; a kernel with coarser units passes its own count and
+// minimum), and no factor exceeds kMaxSplitK.
 #pragma once
 
 #include <algorithm>
@@ -17,8 +18,9 @@ constexpr int kMaxSplitK = 64;
 constexpr int64_t kMinSplitK = 256;
 constexpr int kFillWaves = 4;
 
-inline std::vector<int> auto_split_k(int64_t output_tiles, int64_t gemm_k, int sms) {
-  const auto allowed = [&](int64_t k) { return k >= 2 && k <= kMaxSplitK && gemm_k / k >= kMinSplitK; };
+inline std::vector<int> auto_split_k(int64_t output_tiles, int64_t gemm_k, int sms,
+                                     int64_t min_per_split = kMinSplitK) {
+  const auto allowed = [&](int64_t k) { return k >= 2 && k <= kMaxSplitK && gemm_k / k >= min_per_split; };
   std::vector<int> factors{1};
   for (int k = 2; k <= kMaxSplitK; k *= 2) {
     const bool previous_fills_two_waves = output_tiles * (k / 2) >= 2 * int64_t(sms);
