@@ -11,8 +11,8 @@ the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopp
 merged-group kernel where gm x K/G = tile_m (``SMALL_CG_BWD_WEIGHT_TILES``). Every direction adds its
 depthwise direct kernels (2D): filters 3, 5 and 7 (fp32 forward: 3 and 5) x strides 1 and 2 on the shapes of
 ``DEFAULT_DEPTHWISE`` (one per direction and dtype, three or four for 16-bit types): six per request for fp32
-(four for fp32 forward), twelve (16-bit fwd), fourteen (16-bit bwd_data) and ten (16-bit bwd_weight) for fp16 and
-bf16.
+(four for fp32 forward), twelve (16-bit fwd), fourteen (16-bit bwd_data) and ten (16-bit bwd_weight) for fp16
+and bf16.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
@@ -105,8 +105,8 @@ DEFAULT_PIPELINES = {
 # registers) and beside the first at 3x3 and 5x5, where it wins at stride 2 (5-8 %). fp32: the 16x16 nb4
 # sub2x4 vec-4 shape that reached 2.85-2.96 TB/s on 3x3 (H200, docs/performance.md "Depthwise"), without 7x7,
 # which spills there (3.5-4.8 KB a thread; no fp32 forward shape tried keeps 7x7 in registers).
-# Session 16's sweep of 10 shapes after the staging and prefetch changes (docs/performance.md, "Depthwise shapes
-# after the pipelining change") adds 16x32 nb4 sub2x8 for 5x5 (1.12x on 5x5 s1 C=240 28^2).
+# Session 16's sweep of 10 shapes after the staging and prefetch changes (docs/performance.md, "Depthwise
+# shapes after the pipelining change") adds 16x32 nb4 sub2x8 for 5x5 (1.12x on 5x5 s1 C=240 28^2).
 _FWD_16BIT = (
     (DepthwiseShape(8, 16, 4, 2, 4, 8), (3, 5)),
     (DepthwiseShape(8, 16, 4, 1, 4, 8), (3, 5, 7)),
@@ -117,8 +117,8 @@ _VEC4 = DepthwiseShape(16, 16, 4, 2, 4, 4)  # fp32 in every direction, and 16-bi
 # Backward, 16-bit (docs/performance.md, "Depthwise backward shapes"; H100, fp16): bwd_data 16x32 nb4 sub2x4
 # beside 16x16 nb8 sub2x2 for 3x3 and 5x5 (1.4-2.4x faster; it spills 112 B at 7x7 stride 1), bwd_weight vec 8
 # beside vec 4 for 3x3 (1.05-1.3x faster; 5x5 and 7x7 spill at vec 8). Session 16's sweep adds, for 3x3
-# bwd_data, 16x16 nb8 sub2x4 (1.12x on C=192 56^2, two-stage prefetching) and 8x32 nb4 sub2x4 (1.08x on C=144),
-# and for 5x5 bwd_weight 16x16 nb4 sub1x4 vec 4 (1.35x at stride 2).
+# bwd_data, 16x16 nb8 sub2x4 (1.12x on C=192 56^2, two-stage prefetching) and 8x32 nb4 sub2x4 (1.08x on
+# C=144), and for 5x5 bwd_weight 16x16 nb4 sub1x4 vec 4 (1.35x at stride 2).
 _BWD_DATA_16BIT = (
     (DepthwiseShape(16, 32, 4, 2, 4, 8), (3, 5)),
     (DepthwiseShape(16, 16, 8, 2, 2, 8), _ALL_FILTERS),

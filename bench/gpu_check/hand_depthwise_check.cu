@@ -1,7 +1,7 @@
 // Depthwise GPU check and bandwidth, all three directions: every hand depthwise instance (hand_depthwise.cu,
 // hand_depthwise_bwd.cu) against the reference (reference/device.cuh) on a depthwise battery (3x3/5x5/7x7,
-// strides 1 and 2, odd sizes, N = 1, channel tails, padding beyond the filter radius, asymmetric right padding,
-// large layers). The tensor a direction writes is poisoned (NaN) before every run, and so is a bwd_weight
+// strides 1 and 2, dilations 2 to 4 (run as residue sub-problems), odd sizes, N = 1, channel tails, padding beyond
+// the filter radius, asymmetric right padding, large layers). The tensor a direction writes is poisoned (NaN) before every run, and so is a bwd_weight
 // instance's workspace; bwd_weight runs twice and the two results must be bit-identical. Then each supported
 // instance is timed on the large layers: median of 10 runs, each after an L2 flush, GB/s = ConvProblem::bytes
 // (input + weight + output once) / time.
@@ -57,9 +57,19 @@ DeviceBuffer& written(ConvDirection d, DeviceBuffer& in, DeviceBuffer& wei, Devi
   return d == ConvDirection::kFwd ? out : d == ConvDirection::kBwdData ? in : wei;
 }
 
+// Dilation d along both axes with the "same" padding d x (f - 1) / 2: runs as d x d residue sub-problems.
+ConvProblem dilated(int64_t N, int64_t C, int64_t H, int64_t W, int64_t f, int64_t d) {
+  return check::conv2d(C, N, C, C, H, W, f, 1, d * (f / 2), d);
+}
+
 std::vector<Entry> depthwise_battery() {
   ConvProblem same_s2 = depthwise(2, 32, 16, 16, 3, 2, 1);
   same_s2.right_pad = {0, 0, 0};  // TensorFlow "SAME" for an even input: pad only on the left/top
+  ConvProblem dilated_w = depthwise(2, 16, 12, 14, 3, 1, 1);  // dilation along W only
+  dilated_w.dilation = {1, 1, 2};
+  dilated_w.left_pad = dilated_w.right_pad = {0, 1, 2};
+  ConvProblem dilated_right = dilated(2, 24, 15, 18, 3, 2);  // no right pad: Ho = H - 2, Wo = W - 2
+  dilated_right.right_pad = {0, 0, 0};
   return {
       {"3x3 s1 N=2 C=32 10x10", depthwise(2, 32, 10, 10, 3, 1, 1), false},
       {"3x3 s1 N=1 C=40 odd 17x23 (channel tail)", depthwise(1, 40, 17, 23, 3, 1, 1), false},
@@ -79,6 +89,14 @@ std::vector<Entry> depthwise_battery() {
       {"3x3 s2 N=1 C=64 odd 7x9 (one tile)", depthwise(1, 64, 7, 9, 3, 2, 1), false},
       {"not depthwise: C/G=2", check::conv2d(8, 2, 16, 16, 12, 12, 3, 1, 1, 1), false},
       {"3x3 s1 dilation 2", check::conv2d(16, 1, 16, 16, 12, 12, 3, 1, 2, 2), false},
+      {"3x3 dilation 2 N=2 C=32 odd 17x19", dilated(2, 32, 17, 19, 3, 2), false},
+      {"3x3 dilation 3 N=1 C=40 odd 13x20 (channel tail)", dilated(1, 40, 13, 20, 3, 3), false},
+      {"3x3 dilation 4 N=1 C=16 3x9 (empty residues)", dilated(1, 16, 3, 9, 3, 4), false},
+      {"3x3 dilation 1x2 N=2 C=16 12x14", dilated_w, false},
+      {"3x3 dilation 2 pad 2/0 N=2 C=24 15x18", dilated_right, false},
+      {"5x5 dilation 2 N=2 C=40 23x21", dilated(2, 40, 23, 21, 5, 2), false},
+      {"7x7 dilation 2 N=1 C=64 odd 29x27", dilated(1, 64, 29, 27, 7, 2), false},
+      {"3x3 s2 dilation 2 (not depthwise-supported)", check::conv2d(32, 1, 32, 32, 17, 17, 3, 2, 2, 2), false},
       {"large 3x3 s1 N=32 C=32 112x112", depthwise(32, 32, 112, 112, 3, 1, 1), true},
       {"MobileNetV2 3x3 s1 N=32 C=144 56x56", depthwise(32, 144, 56, 56, 3, 1, 1), true},
       {"MobileNetV2 3x3 s2 N=32 C=144 56x56", depthwise(32, 144, 56, 56, 3, 2, 1), true},
@@ -86,6 +104,9 @@ std::vector<Entry> depthwise_battery() {
       {"dev_suite depthwise_5x5_s2 N=32 C=240", depthwise(32, 240, 56, 56, 5, 2, 2), true},
       {"5x5 s1 N=32 C=240 28x28", depthwise(32, 240, 28, 28, 5, 1, 2), true},
       {"7x7 s1 N=32 C=128 56x56", depthwise(32, 128, 56, 56, 7, 1, 3), true},
+      {"DeepLab 3x3 dilation 2 N=32 C=144 56x56", dilated(32, 144, 56, 56, 3, 2), true},
+      {"DeepLab 3x3 dilation 2 N=32 C=576 33x33", dilated(32, 576, 33, 33, 3, 2), true},
+      {"DeepLab 3x3 dilation 4 N=32 C=960 33x33", dilated(32, 960, 33, 33, 3, 4), true},
   };
 }
 

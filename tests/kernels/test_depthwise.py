@@ -91,6 +91,12 @@ def test_bwd_weight_workspace(support_lines: dict[str, str]) -> None:
     assert int(support_lines["f_workspace"]) == 8 * 25 * 64 * 4
 
 
+def test_dilated_bwd_weight_workspace(support_lines: dict[str, str]) -> None:
+    """Dilation 2x2 splits the 20x20 dY into four 10x10 residues, one 16x16 tile each: every residue launch
+    has 2 (image, tile) items, so 4 x 2 chunks of 25 taps x 64 channels."""
+    assert int(support_lines["f_workspace_dilated"]) == 4 * 2 * 25 * 64 * 4
+
+
 @pytest.mark.parametrize(
     ("label", "expected"),
     [
@@ -101,7 +107,9 @@ def test_bwd_weight_workspace(support_lines: dict[str, str]) -> None:
         ("a_stride", "no: stride 2x2, instance computes 1x1"),
         ("a_pad", "no: left pad 0x0, instance computes 1x1"),
         ("a_grouped", "no: depthwise needs C/G == 1 and K/G == 1, got C/G=2 K/G=2"),
-        ("a_dilation", "no: dilation 2x2, depthwise instances compute dilation 1 only"),
+        ("a_dilation", "yes"),
+        ("a_dilation_w", "yes"),
+        ("a_dilation_pad", "no: left pad 1x1, instance computes 2x2 (its pad 1x1 times dilation 2x2)"),
         ("a_3d", "no: depthwise is 2D only, got 3D"),
         ("b_match", "yes"),
         (
@@ -115,6 +123,7 @@ def test_bwd_weight_workspace(support_lines: dict[str, str]) -> None:
         ("e_match", "yes"),
         ("e_stride", "no: stride 1x1, instance computes 2x2"),
         ("e_pad", "no: left pad 2x2, instance computes 1x1"),
+        ("e_dilation_stride", "no: dilation 2x2 needs stride 1 along a dilated axis, got stride 2x2"),
         ("e_misaligned", "no: output (dY) pointer not aligned to in_vec x element size"),
         ("f_match", "yes"),
         ("f_filter", "no: filter 7x7, instance computes 5x5"),

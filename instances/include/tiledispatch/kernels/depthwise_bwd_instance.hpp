@@ -25,7 +25,7 @@ namespace kernels::depthwise {
 // bwd_weight launches as many (slice, chunk) blocks as the GPU holds at once: one wave, since every block adds
 // a partial row to the second pass. The chunking, and with it the rounding, is fixed for a GPU (results are
 // bit-identical run to run) and may differ between GPU models. The workspace is sized for this many blocks at
-// most, whatever the GPU.
+// most per launch, whatever the GPU (a dilated problem launches once per residue).
 constexpr int64_t kBwdWeightMaxBlocks = 4096;
 
 }  // namespace kernels::depthwise
@@ -55,15 +55,21 @@ class DepthwiseBwdDataInstance : public GroupedConvInstance {
 
   cudaError_t run(const ConvProblem& p, const ConvArgs& args) const override {
     if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
+    using T = typename S::T;
     const auto o = p.output();
-    kernels::depthwise::BwdDataParams params{};
-    params.dy = args.output, params.weight = args.weight, params.dx = args.input;
-    params.C = int(p.C), params.Hy = int(o[1]), params.Wy = int(o[2]);
-    params.Hx = int(p.input[1]), params.Wx = int(p.input[2]);
-    params.tiles_h = int(ceil(p.input[1], S::kTileH)), params.tiles_w = int(ceil(p.input[2], S::kTileW));
-    params.slices = int(ceil(p.C, S::kChannels));
-    params.tiles = int(p.N * params.tiles_h * params.tiles_w);
-    return kernels::launch_tiles<S>(kernels::depthwise::depthwise_bwd_data_kernel<Traits>, params, args.stream);
+    return kernels::for_each_residue(p, [&](kernels::Residue a) {
+      const kernels::ResidueGrid dy = kernels::residue_grid(o[1], o[2], p.C, a, p);
+      const kernels::ResidueGrid dx = kernels::residue_grid(p.input[1], p.input[2], p.C, a, p);
+      if (dx.empty()) return cudaSuccess;
+      kernels::depthwise::BwdDataParams params{};
+      params.dy = kernels::element_at<T>(args.output, dy.origin), params.weight = args.weight;
+      params.dx = kernels::element_at<T>(args.input, dx.origin);
+      params.C = int(p.C), params.dy_grid = dy.grid, params.dx_grid = dx.grid;
+      params.tiles_h = int(ceil(dx.grid.height, S::kTileH)), params.tiles_w = int(ceil(dx.grid.width, S::kTileW));
+      params.slices = int(ceil(p.C, S::kChannels));
+      params.tiles = int(p.N * params.tiles_h * params.tiles_w);
+      return kernels::launch_tiles<S>(kernels::depthwise::depthwise_bwd_data_kernel<Traits>, params, args.stream);
+    });
   }
 
  private:
@@ -89,11 +95,16 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
   Support is_supported(const ConvProblem& p) const override {
     return kernels::depthwise_problem_support<Traits, S>(p);
   }
-  // One fp32 partial of every (tap, channel) per chunk, for the most chunks any GPU launches.
+  // One fp32 partial of every (tap, channel) per chunk, for the most chunks any GPU launches (summed over the
+  // residues of a dilated problem, each launched as a whole wave).
   size_t workspace_bytes(const ConvProblem& p, int /*k_batch*/) const override {
     if (!is_supported(p)) return 0;
-    const Plan plan = plan_for(p);
-    return size_t(plan.max_chunks) * S::kTaps * size_t(plan.padded_c) * sizeof(float);
+    int64_t chunks = 0;
+    kernels::for_each_residue(p, [&](kernels::Residue a) {
+      chunks += plan_for(p, a).max_chunks;
+      return cudaSuccess;
+    });
+    return size_t(chunks) * S::kTaps * size_t(padded_c(p)) * sizeof(float);
   }
   // k_batch 1 (the chunks already split the reduction); X and dY are both staged with in_vec-wide copies, dW
   // is written element by element; the workspace holds the partials.
@@ -121,47 +132,58 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
     static const cudaError_t queried =
         kernels::query_residency(kernel, S::kLaunchThreads, S::kSmemBytes, S::kRingSmemBytes, &residency);
     TD_RETURN_IF_CUDA_ERROR(queried);
-    const Plan plan = plan_for(p);
     const bool prefetch = residency.prefetch(S::kStages);
     int sms = 0;
     TD_RETURN_IF_CUDA_ERROR(kernels::sm_count(&sms));
     const int64_t wave = int64_t(std::max(1, prefetch ? residency.ring : residency.single)) * sms;
-    const int64_t chunks = std::clamp<int64_t>(wave / plan.slices, 1, plan.max_chunks);
-    const auto o = p.output();
-    kernels::depthwise::BwdWeightParams params{};
-    params.x = args.input, params.dy = args.output, params.partials = static_cast<float*>(args.workspace);
-    params.C = int(p.C), params.Hx = int(p.input[1]), params.Wx = int(p.input[2]);
-    params.Hy = int(o[1]), params.Wy = int(o[2]);
-    params.tiles_h = int(plan.tiles_h), params.tiles_w = int(plan.tiles_w), params.slices = int(plan.slices);
-    params.chunks = int(chunks), params.padded_c = int(plan.padded_c), params.items = plan.items;
-    params.prefetch = prefetch ? 1 : 0;
-    kernel<<<unsigned(plan.slices * chunks), S::kLaunchThreads, prefetch ? S::kRingSmemBytes : S::kSmemBytes,
-             args.stream>>>(params);
-    TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
     using T = typename S::T;
+    const auto o = p.output();
+    // Each residue's launch is a wave of its own and writes its chunks after the previous residue's; one
+    // reduction then adds every chunk in order.
+    int64_t chunks = 0;
+    TD_RETURN_IF_CUDA_ERROR(kernels::for_each_residue(p, [&](kernels::Residue a) {
+      const Plan plan = plan_for(p, a);
+      if (plan.items == 0) return cudaSuccess;
+      const kernels::ResidueGrid x = kernels::residue_grid(p.input[1], p.input[2], p.C, a, p);
+      const kernels::ResidueGrid dy = kernels::residue_grid(o[1], o[2], p.C, a, p);
+      const int64_t residue_chunks = std::clamp<int64_t>(wave / plan.slices, 1, plan.max_chunks);
+      kernels::depthwise::BwdWeightParams params{};
+      params.x = kernels::element_at<T>(args.input, x.origin), params.dy = kernels::element_at<T>(args.output, dy.origin);
+      params.partials = static_cast<float*>(args.workspace) + chunks * S::kTaps * padded_c(p);
+      params.C = int(p.C), params.x_grid = x.grid, params.dy_grid = dy.grid;
+      params.tiles_h = int(plan.tiles_h), params.tiles_w = int(plan.tiles_w), params.slices = int(plan.slices);
+      params.chunks = int(residue_chunks), params.padded_c = int(padded_c(p)), params.items = plan.items;
+      params.prefetch = prefetch ? 1 : 0;
+      kernel<<<unsigned(plan.slices * residue_chunks), S::kLaunchThreads,
+               prefetch ? S::kRingSmemBytes : S::kSmemBytes, args.stream>>>(params);
+      chunks += residue_chunks;
+      return cudaGetLastError();
+    }));
     const dim3 grid(unsigned((p.C + 31) / 32), unsigned(S::kTaps));
     kernels::depthwise::depthwise_bwd_weight_reduce_kernel<T, S::kTaps>
         <<<grid, dim3(32, kernels::depthwise::kReduceLanes), 0, args.stream>>>(
-            static_cast<const float*>(args.workspace), static_cast<T*>(args.weight), int(p.C), int(plan.padded_c),
+            static_cast<const float*>(args.workspace), static_cast<T*>(args.weight), int(p.C), int(padded_c(p)),
             int(chunks));
     return cudaGetLastError();
   }
 
  private:
   struct Plan {
-    int64_t tiles_h, tiles_w, slices, items, max_chunks, padded_c;
+    int64_t tiles_h, tiles_w, slices, items, max_chunks;
   };
-  // Tiles over dY; at most kBwdWeightMaxBlocks (slice, chunk) blocks, a chunk a range of (image, tile) items.
-  static Plan plan_for(const ConvProblem& p) {
+  static int64_t padded_c(const ConvProblem& p) { return (p.C + S::kChannels - 1) / S::kChannels * S::kChannels; }
+  // Tiles over residue `a` of dY; at most kBwdWeightMaxBlocks (slice, chunk) blocks, a chunk a range of (image,
+  // tile) items.
+  static Plan plan_for(const ConvProblem& p, kernels::Residue a) {
     const auto o = p.output();
+    const kernels::ResidueGrid dy = kernels::residue_grid(o[1], o[2], p.C, a, p);
     Plan plan{};
-    plan.tiles_h = (o[1] + S::kTileH - 1) / S::kTileH;
-    plan.tiles_w = (o[2] + S::kTileW - 1) / S::kTileW;
+    plan.tiles_h = (dy.grid.height + S::kTileH - 1) / S::kTileH;
+    plan.tiles_w = (dy.grid.width + S::kTileW - 1) / S::kTileW;
     plan.slices = (p.C + S::kChannels - 1) / S::kChannels;
     plan.items = p.N * plan.tiles_h * plan.tiles_w;
     const int64_t per_slice = std::max<int64_t>(1, kernels::depthwise::kBwdWeightMaxBlocks / plan.slices);
     plan.max_chunks = std::min(plan.items, per_slice);
-    plan.padded_c = plan.slices * S::kChannels;
     return plan;
   }
 };

@@ -159,7 +159,8 @@ struct BwdDataParams {
   const void* dy;
   const void* weight;
   void* dx;
-  int C, Hy, Wy, Hx, Wx;          // dY (the forward output) and dX (the forward input) extents
+  int C;
+  PixelGrid dy_grid, dx_grid;  // dY (the forward output, read) and dX (the forward input, written)
   int tiles_w, tiles_h, slices;  // over dX; tiles of one slice: tiles_w * tiles_h * N
   int tiles;                     // grid = slices * blocks per slice, slice fastest (as the forward kernel's)
 };
@@ -222,12 +223,13 @@ __device__ __forceinline__ void bwd_data_tile(const typename S::T* s_dy, const f
         }
       }
       const int ih = ih0 + sy * S::kSubH + qr * SH + ry;
-      if (gc < p.C && ih < p.Hx) {
+      if (gc < p.C && ih < p.dx_grid.height) {
 #pragma unroll
         for (int c = 0; c < S::kSubW; ++c) {
           const int iw = iw0 + sx * S::kSubW + c;
-          if (iw < p.Wx) {
-            store_floats<V>(dx + ((int64_t(n) * p.Hx + ih) * p.Wx + iw) * p.C + gc, acc[c]);
+          if (iw < p.dx_grid.width) {
+            const PixelGrid& g = p.dx_grid;
+            store_floats<V>(dx + int64_t(n) * g.image + int64_t(ih) * g.row + iw * g.col + gc, acc[c]);
           }
         }
       }
@@ -245,8 +247,8 @@ __global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads) depthwise_bwd_
       p, p.weight,
       [&](T* s_dy, int n, int ih0, int iw0, int c0) {
         stage_pixels<S::kHaloH, S::kHaloW, S::kChannels, S::kInVec, S::kColStep, S::kQW, S::kRowPositions,
-                     S::kThreads>(s_dy, static_cast<const T*>(p.dy), n, ih0 / S::kStrideH + S::kLoH,
-                                  iw0 / S::kStrideW + S::kLoW, p.Hy, p.Wy, p.C, c0, int(threadIdx.x));
+                     S::kThreads>(s_dy, static_cast<const T*>(p.dy), p.dy_grid, n, ih0 / S::kStrideH + S::kLoH,
+                                  iw0 / S::kStrideW + S::kLoW, p.C, c0, int(threadIdx.x));
       },
       [&](const T* s_dy, const float* s_w, int n, int ih0, int iw0, int c0) {
         bwd_data_tile<S>(s_dy, s_w, p, n, ih0, iw0, c0, int(threadIdx.x));
@@ -257,7 +259,8 @@ struct BwdWeightParams {
   const void* x;
   const void* dy;
   float* partials;  // (chunks, F*F, padded_c)
-  int C, Hx, Wx, Hy, Wy;
+  int C;
+  PixelGrid x_grid, dy_grid;
   int tiles_w, tiles_h, slices, chunks, padded_c;
   int64_t items;  // N * tiles_h * tiles_w; chunk k walks items [k * items / chunks, (k + 1) * items / chunks)
   int prefetch;   // 1: two halo stages, the next item staged while this one is computed
@@ -309,10 +312,10 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
         const int n = int(item / p.tiles_w / p.tiles_h);
         const int oh0 = tile_h * S::kTileH, ow0 = tile_w * S::kTileW;
         stage_pixels<S::kInH, S::kInW, CB, S::kInVec, S::kColStep, S::kQW, S::kRowPositions, S::kLaunchThreads>(
-            s_x(buffer), x_in, n, oh0 * SH - S::kPadH, ow0 * SW - S::kPadW, p.Hx, p.Wx, p.C, c0, tid);
+            s_x(buffer), x_in, p.x_grid, n, oh0 * SH - S::kPadH, ow0 * SW - S::kPadW, p.C, c0, tid);
         // dY columns interleaved by SubW, so the threads of a row read consecutive positions.
         stage_pixels<S::kTileH, S::kTileW, CB, S::kInVec, S::kSubW, S::kThreadsW, S::kTileW, S::kLaunchThreads>(
-            s_dy(buffer), dy_in, n, oh0, ow0, p.Hy, p.Wy, p.C, c0, tid);
+            s_dy(buffer), dy_in, p.dy_grid, n, oh0, ow0, p.C, c0, tid);
       },
       [&](int64_t /*item*/, int buffer) {
         if (!computes) return;

@@ -87,6 +87,52 @@ cudaError_t launch_tiles(void (*kernel)(P), const P& params, cudaStream_t stream
   return cudaGetLastError();
 }
 
+// Dilation (docs/depthwise.md, "Dilation"). Along an axis of dilation d, stride 1 and left pad d x the
+// instance's pad, the indices a, a + d, a + 2d, ... of input and output form, for each residue a < d, an undilated
+// convolution with the instance's own pad: output a + d*j reads input a + d*(j + f - pad). A dilated problem thus
+// runs as dilation_h x dilation_w residue sub-problems on strided views of the same tensors (the space-to-batch
+// form of an atrous convolution), each on the instance's kernel; dilation 1 is one residue, the whole tensor.
+struct Residue {
+  int h, w;  // h < dilation_h, w < dilation_w
+};
+
+// Residue `a` of a channels-last tensor of height x width pixels: its first element and its pixel grid.
+struct ResidueGrid {
+  int64_t origin;
+  depthwise::PixelGrid grid;
+  bool empty() const { return grid.height == 0 || grid.width == 0; }
+};
+inline ResidueGrid residue_grid(int64_t height, int64_t width, int64_t channels, Residue a, const ConvProblem& p) {
+  const int64_t dh = p.dilation[1], dw = p.dilation[2];
+  const auto count = [](int64_t extent, int64_t r, int64_t d) { return extent > r ? (extent - r + d - 1) / d : 0; };
+  ResidueGrid g{};
+  g.origin = (a.h * width + a.w) * channels;
+  g.grid.image = height * width * channels;
+  g.grid.row = dh * width * channels;
+  g.grid.col = dw * channels;
+  g.grid.height = int(count(height, a.h, dh));
+  g.grid.width = int(count(width, a.w, dw));
+  return g;
+}
+
+// Calls launch(residue) for every residue of the problem, in order; stops at the first error.
+template <class Launch>
+cudaError_t for_each_residue(const ConvProblem& p, Launch&& launch) {
+  for (int h = 0; h < int(p.dilation[1]); ++h) {
+    for (int w = 0; w < int(p.dilation[2]); ++w) TD_RETURN_IF_CUDA_ERROR(launch(Residue{h, w}));
+  }
+  return cudaSuccess;
+}
+
+template <class T>
+const T* element_at(const void* base, int64_t offset) {
+  return static_cast<const T*>(base) + offset;
+}
+template <class T>
+T* element_at(void* base, int64_t offset) {
+  return static_cast<T*>(base) + offset;
+}
+
 // The problem checks every depthwise instance makes, in this order; the reason names the first mismatch.
 // S is the instance's kernel shape (its shared memory and vector fit).
 template <class Traits, class S>
@@ -107,14 +153,20 @@ Support depthwise_problem_support(const ConvProblem& p) {
                        ", instance computes " + std::to_string(Traits::kStrideH) + "x" +
                        std::to_string(Traits::kStrideW));
   }
-  if (p.dilation[1] != 1 || p.dilation[2] != 1) {
-    return Support::no("dilation " + std::to_string(p.dilation[1]) + "x" + std::to_string(p.dilation[2]) +
-                       ", depthwise instances compute dilation 1 only");
+  const auto pair = [](int64_t h, int64_t w) { return std::to_string(h) + "x" + std::to_string(w); };
+  const bool dilated = p.dilation[1] != 1 || p.dilation[2] != 1;
+  // Dilation runs as residue sub-problems (residue_grid), which need stride 1 along a dilated axis.
+  if ((p.dilation[1] != 1 && p.stride[1] != 1) || (p.dilation[2] != 1 && p.stride[2] != 1)) {
+    return Support::no("dilation " + pair(p.dilation[1], p.dilation[2]) + " needs stride 1 along a dilated axis, got " +
+                       "stride " + pair(p.stride[1], p.stride[2]));
   }
   // Right padding only extends the zero border (it sets Ho/Wo), so any right pad is computed exactly.
-  if (p.left_pad[1] != Traits::kPadH || p.left_pad[2] != Traits::kPadW) {
-    return Support::no("left pad " + std::to_string(p.left_pad[1]) + "x" + std::to_string(p.left_pad[2]) +
-                       ", instance computes " + std::to_string(Traits::kPadH) + "x" + std::to_string(Traits::kPadW));
+  const int64_t pad_h = Traits::kPadH * p.dilation[1], pad_w = Traits::kPadW * p.dilation[2];
+  if (p.left_pad[1] != pad_h || p.left_pad[2] != pad_w) {
+    return Support::no("left pad " + pair(p.left_pad[1], p.left_pad[2]) + ", instance computes " + pair(pad_h, pad_w) +
+                       (dilated ? " (its pad " + pair(Traits::kPadH, Traits::kPadW) + " times dilation " +
+                                      pair(p.dilation[1], p.dilation[2]) + ")"
+                                : std::string()));
   }
   if (p.C % Traits::kInVec != 0 || p.C % Traits::kOutVec != 0) {
     return Support::no("C=" + std::to_string(p.C) + " is not a multiple of in_vec " + std::to_string(Traits::kInVec) +
@@ -180,15 +232,22 @@ class DepthwiseInstance : public GroupedConvInstance {
   cudaError_t run(const ConvProblem& p, const ConvArgs& args) const override {
     using S = kernels::depthwise::Shape<Traits>;
     if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
+    using T = typename S::T;
     const auto o = p.output();
-    kernels::depthwise::Params params{};
-    params.input = args.input, params.weight = args.weight, params.output = args.output;
-    params.C = int(p.C), params.Hi = int(p.input[1]), params.Wi = int(p.input[2]);
-    params.Ho = int(o[1]), params.Wo = int(o[2]);
-    params.tiles_h = int((o[1] + S::kTileH - 1) / S::kTileH), params.tiles_w = int((o[2] + S::kTileW - 1) / S::kTileW);
-    params.slices = int((p.C + S::kChannels - 1) / S::kChannels);
-    params.tiles = int(p.N * params.tiles_h * params.tiles_w);
-    return kernels::launch_tiles<S>(kernels::depthwise::depthwise_fwd_kernel<Traits>, params, args.stream);
+    return kernels::for_each_residue(p, [&](kernels::Residue a) {
+      const kernels::ResidueGrid in = kernels::residue_grid(p.input[1], p.input[2], p.C, a, p);
+      const kernels::ResidueGrid out = kernels::residue_grid(o[1], o[2], p.C, a, p);
+      if (out.empty()) return cudaSuccess;
+      kernels::depthwise::Params params{};
+      params.input = kernels::element_at<T>(args.input, in.origin), params.weight = args.weight;
+      params.output = kernels::element_at<T>(args.output, out.origin);
+      params.C = int(p.C), params.in = in.grid, params.out = out.grid;
+      params.tiles_h = (out.grid.height + S::kTileH - 1) / S::kTileH;
+      params.tiles_w = (out.grid.width + S::kTileW - 1) / S::kTileW;
+      params.slices = int((p.C + S::kChannels - 1) / S::kChannels);
+      params.tiles = int(p.N * params.tiles_h * params.tiles_w);
+      return kernels::launch_tiles<S>(kernels::depthwise::depthwise_fwd_kernel<Traits>, params, args.stream);
+    });
   }
 
  private:

@@ -109,11 +109,21 @@ struct Shape {
   static constexpr bool kVectorsFitSlice = kChannels % kInVec == 0;
 };
 
+// How a kernel addresses one channels-last tensor: pixel (n, y, x) of a height x width grid starts at element
+// n * image + y * row + x * col. A whole tensor is the grid (H, W) with image = H*W*C, row = W*C, col = C; a
+// dilated problem runs as residue sub-problems on strided grids of the same tensors (row = d_h*W*C, col = d_w*C;
+// depthwise_instance.hpp, residue_grid).
+struct PixelGrid {
+  int64_t image, row, col;
+  int height, width;
+};
+
 struct Params {
   const void* input;
   const void* weight;
   void* output;
-  int C, Hi, Wi, Ho, Wo;
+  int C;
+  PixelGrid in, out;
   int tiles_w, tiles_h, slices;  // tiles of one slice: tiles_w * tiles_h * N
   int tiles;                     // grid = slices * blocks per slice, slice fastest (neighbours share L2 lines)
 };
@@ -192,35 +202,34 @@ __device__ inline void copy_vector(void* smem_dst, const void* gmem_src, bool va
 }
 
 // Pixels of a block's channel slice into shared memory, shared by the three depthwise kernels: Rows x Cols
-// pixels from (y0, x0) of image n, CB channels from c0, InVec-wide copies with zero fill outside
-// [0, height) x [0, width) (padding) and past `channels`. Column x lands at position (x % ColStep) * QW +
+// pixels from (y0, x0) of image n of grid `g`, CB channels from c0, InVec-wide copies with zero fill outside
+// [0, g.height) x [0, g.width) (padding) and past `channels`. Column x lands at position (x % ColStep) * QW +
 // x / ColStep of a row of RowPositions: interleaved so that neighbouring threads, whose windows start ColStep
 // columns apart, read consecutive positions. The caller commits the cp.async group.
 // A thread owns one (column, vector) slot of a row (vector fastest, so a warp reads whole pixels) and copies it
 // down the rows, Threads / slots rows apart: the index arithmetic, column bounds and offsets are computed once
 // per slot, and each copy costs a row check and two additions (the copy loop is issue-bound otherwise).
 template <int Rows, int Cols, int CB, int InVec, int ColStep, int QW, int RowPositions, int Threads, class T>
-__device__ inline void stage_pixels(T* dst, const T* src, int n, int y0, int x0, int height, int width, int channels,
+__device__ inline void stage_pixels(T* dst, const T* src, const PixelGrid& g, int n, int y0, int x0, int channels,
                                     int c0, int tid) {
   // At least one vector a pixel: instances whose in_vec exceeds the slice compile, and is_supported refuses them.
   constexpr unsigned kVecs = CB >= InVec ? CB / InVec : 1;
   constexpr unsigned kSlots = Cols * kVecs;  // copies of one row
   constexpr unsigned kRowGroups = Threads >= int(kSlots) ? Threads / kSlots : 1;  // rows copied at once
   constexpr int kRowStep = int(kRowGroups) * RowPositions * CB;  // elements between a slot's rows
-  const int64_t row_pitch = int64_t(width) * channels;
   for (unsigned u = unsigned(tid); u < kRowGroups * kSlots; u += unsigned(Threads)) {
     const unsigned group = u / kSlots, slot = u % kSlots;
     const unsigned x = slot / kVecs, v = slot % kVecs;
     const int gx = x0 + int(x), gc = c0 + int(v) * InVec;
-    const bool column = unsigned(gx) < unsigned(width) && gc < channels;
+    const bool column = unsigned(gx) < unsigned(g.width) && gc < channels;
     int gy = y0 + int(group);
-    int64_t offset = (int64_t(n) * height + gy) * row_pitch + int64_t(gx) * channels + gc;
+    int64_t offset = int64_t(n) * g.image + int64_t(gy) * g.row + gx * g.col + gc;
     T* to = dst + (int(group) * RowPositions + int(x % ColStep) * QW + int(x / ColStep)) * CB + int(v) * InVec;
 #pragma unroll 2
     for (int y = int(group); y < Rows; y += int(kRowGroups)) {
-      const bool valid = column && unsigned(gy) < unsigned(height);
+      const bool valid = column && unsigned(gy) < unsigned(g.height);
       copy_vector<InVec * int(sizeof(T))>(to, valid ? src + offset : src, valid);
-      gy += int(kRowGroups), offset += int64_t(kRowGroups) * row_pitch, to += kRowStep;
+      gy += int(kRowGroups), offset += int64_t(kRowGroups) * g.row, to += kRowStep;
     }
   }
 }
@@ -319,12 +328,12 @@ __device__ __forceinline__ void fwd_tile(const typename S::T* s_in, const float*
       }
     }
     const int oh = oh0 + sy * S::kSubH + r;
-    if (gc < p.C && oh < p.Ho) {
+    if (gc < p.C && oh < p.out.height) {
 #pragma unroll
       for (int c = 0; c < S::kSubW; ++c) {
         const int ow = ow0 + sx * S::kSubW + c;
-        if (ow < p.Wo) {
-          store_floats<V>(out + ((int64_t(n) * p.Ho + oh) * p.Wo + ow) * p.C + gc, acc[c]);
+        if (ow < p.out.width) {
+          store_floats<V>(out + int64_t(n) * p.out.image + int64_t(oh) * p.out.row + ow * p.out.col + gc, acc[c]);
         }
       }
     }
@@ -371,8 +380,8 @@ __global__ void __launch_bounds__(Shape<Traits>::kThreads) depthwise_fwd_kernel(
       p, p.weight,
       [&](T* s_in, int n, int oh0, int ow0, int c0) {
         stage_pixels<S::kInH, S::kInW, S::kChannels, S::kInVec, S::kColStep, S::kQW, S::kRowPositions, S::kThreads>(
-            s_in, static_cast<const T*>(p.input), n, oh0 * S::kStrideH - S::kPadH, ow0 * S::kStrideW - S::kPadW,
-            p.Hi, p.Wi, p.C, c0, int(threadIdx.x));
+            s_in, static_cast<const T*>(p.input), p.in, n, oh0 * S::kStrideH - S::kPadH, ow0 * S::kStrideW - S::kPadW,
+            p.C, c0, int(threadIdx.x));
       },
       [&](const T* s_in, const float* s_w, int n, int oh0, int ow0, int c0) {
         fwd_tile<S>(s_in, s_w, p, n, oh0, ow0, c0, int(threadIdx.x));
