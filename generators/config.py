@@ -222,11 +222,13 @@ class KernelConfig(_FrozenConfig):
 
 
 class DepthwiseConfig(_FrozenConfig):
-    """One depthwise instance (2D, layout ngchw, dilation 1) of any direction (docs/depthwise.md).
+    """One depthwise instance (2D, layout ngchw) of any direction (docs/depthwise.md).
 
     The 12 fields are CK's ``DepthwiseConfig`` for every direction; what the tile counts depends on it: output
     (dY) pixels for fwd and bwd_weight, dX pixels for bwd_data. ``direction`` defaults to fwd, the only
-    direction CK and the legacy lists have, so a forward configuration reads as it always did.
+    direction CK and the legacy lists have, so a forward configuration reads as it always did. As in CK, no
+    field names a dilation: the kernels run a dilated problem (stride 1 along the dilated axis, left pad
+    dilation x ``pad``) as residue sub-problems at run time (docs/depthwise.md, "Dilation").
     """
 
     direction: Direction = Direction.FWD

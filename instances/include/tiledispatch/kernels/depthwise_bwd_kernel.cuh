@@ -228,8 +228,7 @@ __device__ __forceinline__ void bwd_data_tile(const typename S::T* s_dy, const f
         for (int c = 0; c < S::kSubW; ++c) {
           const int iw = iw0 + sx * S::kSubW + c;
           if (iw < p.dx_grid.width) {
-            const PixelGrid& g = p.dx_grid;
-            store_floats<V>(dx + int64_t(n) * g.image + int64_t(ih) * g.row + iw * g.col + gc, acc[c]);
+            store_floats<V>(dx + pixel_offset(p.dx_grid, n, ih, iw, p.C) + gc, acc[c]);
           }
         }
       }

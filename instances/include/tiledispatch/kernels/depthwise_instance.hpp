@@ -107,11 +107,9 @@ inline ResidueGrid residue_grid(int64_t height, int64_t width, int64_t channels,
   const auto count = [](int64_t extent, int64_t r, int64_t d) { return extent > r ? (extent - r + d - 1) / d : 0; };
   ResidueGrid g{};
   g.origin = (a.h * width + a.w) * channels;
-  g.grid.image = height * width * channels;
-  g.grid.row = dh * width * channels;
-  g.grid.col = dw * channels;
-  g.grid.height = int(count(height, a.h, dh));
-  g.grid.width = int(count(width, a.w, dw));
+  g.grid.height = int(count(height, a.h, dh)), g.grid.width = int(count(width, a.w, dw));
+  g.grid.tensor_h = int(height), g.grid.tensor_w = int(width);
+  g.grid.dh = int(dh), g.grid.dw = int(dw);
   return g;
 }
 

@@ -109,14 +109,21 @@ struct Shape {
   static constexpr bool kVectorsFitSlice = kChannels % kInVec == 0;
 };
 
-// How a kernel addresses one channels-last tensor: pixel (n, y, x) of a height x width grid starts at element
-// n * image + y * row + x * col. A whole tensor is the grid (H, W) with image = H*W*C, row = W*C, col = C; a
-// dilated problem runs as residue sub-problems on strided grids of the same tensors (row = d_h*W*C, col = d_w*C;
-// depthwise_instance.hpp, residue_grid).
+// How a kernel addresses a channels-last tensor of tensor_h x tensor_w pixels: through a grid of height x width
+// pixels whose pixel (y, x) is the tensor's pixel (y * dh, x * dw), counted from the pointer the launch passes.
+// A whole tensor is the grid with dh = dw = 1; a dilated problem runs one launch per residue on strided grids of
+// the same tensors (depthwise_instance.hpp, residue_grid). Ints, as the kernels held before dilation: 64-bit
+// pitches here cost the 7x7 bwd_weight kernel 128 -> 180 registers (ptxas) and 17 % of its speed.
 struct PixelGrid {
-  int64_t image, row, col;
   int height, width;
+  int tensor_h, tensor_w;
+  int dh, dw;
 };
+
+// Element offset of channel 0 of grid pixel (n, y, x).
+__device__ __forceinline__ int64_t pixel_offset(const PixelGrid& g, int n, int y, int x, int channels) {
+  return ((int64_t(n) * g.tensor_h + y * g.dh) * g.tensor_w + x * g.dw) * channels;
+}
 
 struct Params {
   const void* input;
@@ -223,13 +230,14 @@ __device__ inline void stage_pixels(T* dst, const T* src, const PixelGrid& g, in
     const int gx = x0 + int(x), gc = c0 + int(v) * InVec;
     const bool column = unsigned(gx) < unsigned(g.width) && gc < channels;
     int gy = y0 + int(group);
-    int64_t offset = int64_t(n) * g.image + int64_t(gy) * g.row + gx * g.col + gc;
+    int64_t offset = pixel_offset(g, n, gy, gx, channels) + gc;
+    const int64_t step = int64_t(kRowGroups) * g.dh * g.tensor_w * channels;  // between a slot's rows
     T* to = dst + (int(group) * RowPositions + int(x % ColStep) * QW + int(x / ColStep)) * CB + int(v) * InVec;
 #pragma unroll 2
     for (int y = int(group); y < Rows; y += int(kRowGroups)) {
       const bool valid = column && unsigned(gy) < unsigned(g.height);
       copy_vector<InVec * int(sizeof(T))>(to, valid ? src + offset : src, valid);
-      gy += int(kRowGroups), offset += int64_t(kRowGroups) * g.row, to += kRowStep;
+      gy += int(kRowGroups), offset += step, to += kRowStep;
     }
   }
 }
@@ -333,7 +341,7 @@ __device__ __forceinline__ void fwd_tile(const typename S::T* s_in, const float*
       for (int c = 0; c < S::kSubW; ++c) {
         const int ow = ow0 + sx * S::kSubW + c;
         if (ow < p.out.width) {
-          store_floats<V>(out + int64_t(n) * p.out.image + int64_t(oh) * p.out.row + ow * p.out.col + gc, acc[c]);
+          store_floats<V>(out + pixel_offset(p.out, n, oh, ow, p.C) + gc, acc[c]);
         }
       }
     }
