@@ -3,11 +3,12 @@
 For every problem of a CK problem table and every direction and dtype: our best verified TFLOP/s from
 one profiler sweep (``--problems --json``), cuDNN's (channels_last, ``cudnn.benchmark = True``, TF32
 allowed for fp32, the better of two rounds' medians of CUDA-event-timed repeats after warm-up, so that one
-outlier round cannot make a ratio; L2 flushed between repeats as the
-profiler does), their ratio, and the geometric mean of the ratio per category (dense, grouped, depthwise,
-3d). Beside our TFLOP/s, our GB/s (each tensor the direction touches moved once: input + weights + output)
-and its fraction of the HBM roofline (ROOFLINE_GBPS), which is what a bandwidth-bound kernel (depthwise) is
-measured by. Prints a Markdown table and writes it (.md), a CSV and a PNG chart.
+outlier round cannot make a ratio; L2 flushed between repeats as the profiler does), their ratio, and the
+geometric mean of the ratio per category (dense; grouped with C/G >= 16; small_cg, grouped with C/G < 16;
+depthwise; 3d: the categories of issues 9 and 10), and per category, dtype and direction, as those issues set
+their targets. Beside our TFLOP/s, our GB/s (each tensor the direction touches moved once: input + weights +
+output) and its fraction of the HBM roofline (ROOFLINE_GBPS), which is what a bandwidth-bound kernel
+(depthwise) is measured by. Prints a Markdown table and writes it (.md), a CSV and a PNG chart.
 
 PyTorch is imported only when cuDNN is timed, so this module loads on machines without it.
 
@@ -42,11 +43,14 @@ from generators.enums import DataType  # noqa: E402
 
 Direction = Literal["fwd", "bwd_data", "bwd_weight"]
 DType = Literal["fp16", "bf16", "fp32"]
-Category = Literal["dense", "grouped", "depthwise", "3d"]
+Category = Literal["dense", "grouped", "small_cg", "depthwise", "3d"]
 ROOFLINE_GBPS = 3000.0
 """The HBM roofline the bandwidth fractions are taken of: of the H100 SXM's 3.35 TB/s peak, the 3.0 TB/s that
 issue 10 counts as reachable."""
-CATEGORIES: tuple[Category, ...] = ("dense", "grouped", "depthwise", "3d")
+CATEGORIES: tuple[Category, ...] = ("dense", "grouped", "small_cg", "depthwise", "3d")
+SMALL_CG = 16
+"""Grouped layers with fewer input channels per group are "small C/G" (HOPPER_KERNELS.md's family F3, issue
+10); from it up they are "grouped" (issue 9's C/G >= 16)."""
 DIRECTIONS: tuple[Direction, ...] = ("fwd", "bwd_data", "bwd_weight")
 DTYPES: tuple[DType, ...] = ("fp16", "bf16", "fp32")
 L2_FLUSH_BYTES = 256 << 20
@@ -188,13 +192,14 @@ def achieved_gbps(problem: Problem, dtype: DType, tflops: float) -> float:
 
 
 def category_of(problem: Problem) -> Category:
-    """3d first (whatever its groups), then depthwise (one input channel per group), grouped, dense."""
+    """3d first (whatever its groups), then depthwise (one input channel per group), small_cg (C/G below
+    SMALL_CG), grouped, dense."""
     if problem.ndim == 3:
         return "3d"
     if problem.G > 1 and problem.C == problem.G:
         return "depthwise"
     if problem.G > 1:
-        return "grouped"
+        return "small_cg" if problem.C // problem.G < SMALL_CG else "grouped"
     return "dense"
 
 
@@ -264,14 +269,28 @@ def best_ours(records: Iterable[dict[str, object]]) -> dict[tuple[int, str, str]
     return best
 
 
+def _geomean(values: Sequence[float]) -> float:
+    return math.exp(sum(math.log(x) for x in values) / len(values))
+
+
 def geomean_by_category(rows: Sequence[Comparison]) -> dict[Category, float]:
     """Geometric mean of ours/cuDNN per category, over the rows where both ran."""
     means: dict[Category, float] = {}
     for cat in CATEGORIES:
         ratios = [r.ratio for r in rows if r.category == cat and r.ratio]
         if ratios:
-            means[cat] = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+            means[cat] = _geomean(ratios)
     return means
+
+
+def geomean_by_direction(rows: Sequence[Comparison]) -> dict[tuple[Category, str, str], tuple[float, int]]:
+    """(geometric mean of ours/cuDNN, rows) per (category, dtype, direction), over the rows where both ran:
+    the figure issues 9 and 10 set their targets on."""
+    groups: dict[tuple[Category, str, str], list[float]] = {}
+    for r in rows:
+        if r.ratio:
+            groups.setdefault((r.category, r.dtype, r.direction), []).append(r.ratio)
+    return {key: (_geomean(ratios), len(ratios)) for key, ratios in groups.items()}
 
 
 def _fmt(value: float | None, digits: int = 1) -> str:
@@ -292,6 +311,16 @@ def format_table(rows: Sequence[Comparison], means: dict[Category, float]) -> st
         )
     lines += ["", "| category | geometric mean ours / cuDNN |", "|---|---:|"]
     lines += [f"| {cat} | {means[cat]:.2f} |" for cat in CATEGORIES if cat in means]
+    by_direction = geomean_by_direction(rows)
+    if by_direction:
+        header = "| category | dtype | " + " | ".join(DIRECTIONS) + " |"
+        lines += ["", header, "|---|---|" + "---:|" * len(DIRECTIONS)]
+        for cat in CATEGORIES:
+            for dtype in DTYPES:
+                cells = [by_direction.get((cat, dtype, d)) for d in DIRECTIONS]
+                if any(cells):
+                    shown = [f"{c[0]:.2f} ({c[1]})" if c else "-" for c in cells]
+                    lines.append(f"| {cat} | {dtype} | " + " | ".join(shown) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -339,7 +368,13 @@ def plot_png(path: Path, rows: Sequence[Comparison], means: dict[Category, float
     import matplotlib.pyplot as plt
 
     shown = [r for r in rows if r.ratio]
-    colors = {"dense": "tab:blue", "grouped": "tab:orange", "depthwise": "tab:green", "3d": "tab:purple"}
+    colors = {
+        "dense": "tab:blue",
+        "grouped": "tab:orange",
+        "small_cg": "tab:red",
+        "depthwise": "tab:green",
+        "3d": "tab:purple",
+    }
     fig, ax = plt.subplots(figsize=(max(8.0, 0.35 * len(shown)), 5.0))
     ax.bar(range(len(shown)), [r.ratio for r in shown], color=[colors[r.category] for r in shown])
     ax.axhline(1.0, color="black", linewidth=0.8)

@@ -44,10 +44,14 @@ def test_categories_and_flops(cc: ModuleType, tmp_path: Path) -> None:
                 "grouped,8,128,128,32,1,28,28,1,3,3,1,1,1,0,1,1,1,1,1",
                 "dw,8,64,64,64,1,56,56,1,3,3,1,2,2,0,1,1,1,1,1",
                 "c3d,2,32,32,32,4,8,8,3,3,3,1,1,1,1,1,1,1,1,1",
+                "g16,8,224,224,14,1,28,28,1,3,3,1,1,1,0,1,1,1,1,1",
+                "g15,8,120,120,8,1,28,28,1,3,3,1,1,1,0,1,1,1,1,1",
             ],
         )
     )
-    assert [cc.category_of(p) for p in problems] == ["dense", "grouped", "depthwise", "3d"]
+    # C/G = 4 and 15 are small_cg (issue 10), C/G = 16 grouped (issue 9); 3D wins over its groups.
+    categories = ["small_cg", "depthwise", "3d", "grouped", "small_cg"]
+    assert [cc.category_of(p) for p in problems] == ["dense", *categories]
     # stem: 112x112 output, 2*32*64*112*112*3*49 FLOPs.
     assert problems[0].output() == (1, 112, 112)
     assert problems[0].flops() == 2 * 32 * 64 * 112 * 112 * 3 * 49
@@ -154,12 +158,48 @@ def test_geomean_table_and_csv(cc: ModuleType, tmp_path: Path) -> None:
     assert "| a | dense | fwd | fp16 | 100.0 | - | - | 200.0 | 0.50 |" in text
     assert "| d | depthwise | fwd | fp16 | - | - | - | 5.0 | - |" in text
     assert "| grouped | 3.00 |" in text and "| depthwise |" not in text.split("geometric mean")[1]
+    # Per category, dtype and direction, with the rows counted; nothing for a category none of whose rows ran.
+    assert "| dense | fp16 | 1.00 (2) | - | - |" in text
+    assert "| grouped | fp16 | 3.00 (1) | - | - |" in text
+    assert "| depthwise | fp16 |" not in text
     out = tmp_path / "r.csv"
     cc.write_csv(out, rows)
     with out.open(newline="") as f:
         records = list(csv.DictReader(f))
     assert [r["ratio"] for r in records] == ["0.5000", "2.0000", "3.0000", "-"]
     assert math.isclose(float(records[2]["ours_tflops"]), 30.0)
+
+
+def test_geomean_by_direction_keeps_dtypes_and_directions_apart(cc: ModuleType) -> None:
+    def row(direction: str, dtype: str, ratio: float) -> object:
+        return cc.Comparison(
+            problem="p",
+            problem_idx=0,
+            category="small_cg",
+            direction=direction,
+            dtype=dtype,
+            ours_tflops=ratio * 10.0,
+            ours_kernel="k",
+            cudnn_tflops=10.0,
+        )
+
+    rows = [
+        row("fwd", "fp16", 2.0),
+        row("fwd", "fp16", 0.5),
+        row("fwd", "bf16", 4.0),
+        row("bwd_data", "fp16", 3.0),
+    ]
+    means = cc.geomean_by_direction(rows)
+    assert set(means) == {
+        ("small_cg", "fp16", "fwd"),
+        ("small_cg", "bf16", "fwd"),
+        ("small_cg", "fp16", "bwd_data"),
+    }
+    assert means[("small_cg", "fp16", "fwd")] == (pytest.approx(1.0), 2)
+    assert means[("small_cg", "bf16", "fwd")] == (pytest.approx(4.0), 1)
+    text = cc.format_table(rows, cc.geomean_by_category(rows))
+    assert "| small_cg | fp16 | 1.00 (2) | 3.00 (1) | - |" in text
+    assert "| small_cg | bf16 | 4.00 (1) | - | - |" in text
 
 
 def test_importing_does_not_import_torch() -> None:
