@@ -120,8 +120,8 @@ struct PixelGrid {
   int dh, dw;
 };
 
-// Element offset of channel 0 of grid pixel (n, y, x).
-__device__ __forceinline__ int64_t pixel_offset(const PixelGrid& g, int n, int y, int x, int channels) {
+// Element offset of channel 0 of grid pixel (n, y, x); host too, for tests/kernels/test_dilation_residues.cu.
+__host__ __device__ __forceinline__ int64_t pixel_offset(const PixelGrid& g, int n, int y, int x, int channels) {
   return ((int64_t(n) * g.tensor_h + y * g.dh) * g.tensor_w + x * g.dw) * channels;
 }
 
