@@ -166,7 +166,8 @@ def test_depthwise_instances_match_the_reference(nvcc: Path, tmp_path: Path) -> 
     summary = ran.stdout.splitlines()[-1]
     assert summary.startswith("depthwise: instances 70,") and summary.endswith("failed 0")
     checked = int(summary.split("checked ")[1].split(",")[0])
-    assert checked >= 200
+    # 500 on the H100 (2026-11-27), 270 before dilated problems ran: refusing dilation again fails here.
+    assert checked >= 450
     # 32-byte vectors (two 16-byte accesses) in every direction: fp32 vec 8, 16-bit vec 16
     for instance in (
         "dw_fp32_16x16_f3s1_nb2_sub2x4_v8",
