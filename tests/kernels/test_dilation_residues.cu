@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "../../bench/gpu_check/battery.hpp"
 #include "../../bench/gpu_check/hand_depthwise_traits.hpp"
 
 using namespace tiledispatch;
@@ -87,7 +88,7 @@ void each_by_residue(const ConvProblem& p, int64_t F, int64_t pad_h, int64_t pad
   });
 }
 
-void check(const ConvProblem& p, const GroupedConvInstance& instance, int64_t F, int64_t pad) {
+void check_residues(const ConvProblem& p, const GroupedConvInstance& instance, int64_t F, int64_t pad) {
   if (!instance.is_supported(p)) {
     std::printf("refused %s: %s\n", p.to_string().c_str(), instance.is_supported(p).reason.c_str());
     ++g_mismatches;
@@ -149,11 +150,9 @@ void check(const ConvProblem& p, const GroupedConvInstance& instance, int64_t F,
   compare(p, "bwd_weight", dw_got, dw_want);
 }
 
+// Depthwise, stride 1, dilation dh x dw with the "same" padding dilation x (F - 1) / 2.
 ConvProblem dilated(int64_t N, int64_t C, int64_t H, int64_t W, int64_t F, int64_t dh, int64_t dw) {
-  ConvProblem p;
-  p.G = C, p.N = N, p.C = C, p.K = C;
-  p.input = {1, H, W};
-  p.filter = {1, F, F};
+  ConvProblem p = check::conv2d(C, N, C, C, H, W, F, 1, 0, 1);
   p.dilation = {1, dh, dw};
   p.left_pad = p.right_pad = {0, dh * (F / 2), dw * (F / 2)};
   return p;
@@ -172,11 +171,11 @@ int main() {
           ConvProblem p = dilated(2, 8, H, W, 3, dh, dw);
           for (int64_t right : {0, 1, 2}) {  // right pad of dilation x {0, 1, 2}: smaller, same, larger outputs
             p.right_pad = {0, dh * right, dw * right};
-            if (p.validate().empty()) check(p, i3, 3, 1), ++problems;
+            if (p.validate().empty()) check_residues(p, i3, 3, 1), ++problems;
           }
         }
   for (int64_t d : {2, 3})
-    for (int64_t H : {5, 11}) check(dilated(1, 16, H, H + 4, 5, d, d), i5, 5, 2), ++problems;
+    for (int64_t H : {5, 11}) check_residues(dilated(1, 16, H, H + 4, 5, d, d), i5, 5, 2), ++problems;
   std::printf("problems %d checked %lld mismatches %lld\n", problems, g_checked, g_mismatches);
   return g_mismatches == 0 ? 0 : 1;
 }
