@@ -14,6 +14,7 @@
 
 using namespace tiledispatch;
 namespace k = tiledispatch::kernels;
+using Grid = k::ResidueGrid;
 
 // The instances whose is_supported decides which problems run: 3x3 pad 1 and 5x5 pad 2 (fwd), as in `default`.
 TD_HAND_DW_INSTANCE(fwd3, DepthwiseInstance, kFwd, kFp16, 8, 16, 3, 1, 1, 1, 1, 4, 2, 4, 8, 8)
@@ -68,9 +69,7 @@ struct Direct {
 template <class Visit>
 void each_by_residue(const ConvProblem& p, int64_t F, int64_t pad_h, int64_t pad_w, Visit&& visit) {
   const auto o = p.output();
-  k::for_each_residue(p, [&](k::Residue a) {
-    const k::ResidueGrid in = k::residue_grid(p.input[1], p.input[2], p.C, a, p);
-    const k::ResidueGrid out = k::residue_grid(o[1], o[2], p.C, a, p);
+  k::for_each_residue(p, {p.input[1], p.input[2]}, {o[1], o[2]}, [&](const Grid& in, const Grid& out) {
     for (int n = 0; n < int(p.N); ++n)
       for (int y = 0; y < out.grid.height; ++y)
         for (int x = 0; x < out.grid.width; ++x)
@@ -80,8 +79,7 @@ void each_by_residue(const ConvProblem& p, int64_t F, int64_t pad_h, int64_t pad
               if (iy < 0 || ix < 0 || iy >= in.grid.height || ix >= in.grid.width) continue;
               for (int c = 0; c < int(p.C); ++c) {
                 visit(in.origin + k::depthwise::pixel_offset(in.grid, n, iy, ix, int(p.C)) + c,
-                      out.origin + k::depthwise::pixel_offset(out.grid, n, y, x, int(p.C)) + c, (c * F + fy) * F + fx,
-                      a);
+                      out.origin + k::depthwise::pixel_offset(out.grid, n, y, x, int(p.C)) + c, (c * F + fy) * F + fx);
               }
             }
     return cudaSuccess;
@@ -101,31 +99,29 @@ void check_residues(const ConvProblem& p, const GroupedConvInstance& instance, i
   // fwd: each output element written by exactly one residue (the sum is formed in one place, as a thread does).
   std::vector<int64_t> want(size_t(p.output_elements()), 0), got(want.size(), kPoison);
   direct.each([&](int64_t i, int64_t out, int64_t t) { want[size_t(out)] += x[size_t(i)] * w[size_t(t)]; });
-  std::vector<int> owner(want.size(), -1);
+  std::vector<int> writes(want.size(), 0);
   std::vector<int64_t> sums(want.size(), 0);
-  k::for_each_residue(p, [&](k::Residue a) {
-    const k::ResidueGrid out = k::residue_grid(o[1], o[2], p.C, a, p);
+  k::for_each_residue(p, {p.input[1], p.input[2]}, {o[1], o[2]}, [&](const Grid&, const Grid& out) {
     for (int n = 0; n < int(p.N); ++n)
       for (int y = 0; y < out.grid.height; ++y)
         for (int xx = 0; xx < out.grid.width; ++xx)
           for (int c = 0; c < int(p.C); ++c) {
-            const size_t at = size_t(out.origin + k::depthwise::pixel_offset(out.grid, n, y, xx, int(p.C)) + c);
-            owner[at] = owner[at] == -1 ? a.h * 64 + a.w : -2;  // -2: written twice
+            ++writes[size_t(out.origin + k::depthwise::pixel_offset(out.grid, n, y, xx, int(p.C)) + c)];
           }
     return cudaSuccess;
   });
-  each_by_residue(p, F, pad, pad, [&](int64_t i, int64_t out, int64_t t, k::Residue) {
+  each_by_residue(p, F, pad, pad, [&](int64_t i, int64_t out, int64_t t) {
     sums[size_t(out)] += x[size_t(i)] * w[size_t(t)];
   });
-  for (size_t i = 0; i < got.size(); ++i) got[i] = owner[i] >= 0 ? sums[i] : kPoison;
+  for (size_t i = 0; i < got.size(); ++i) got[i] = writes[i] == 1 ? sums[i] : kPoison;
   compare(p, "fwd", got, want);
 
   // bwd_data: dX[i] gathers dY over the same products; every dX element belongs to one residue.
   std::vector<int64_t> dx_want(size_t(p.input_elements()), 0), dx_sums(dx_want.size(), 0);
   direct.each([&](int64_t i, int64_t out, int64_t t) { dx_want[size_t(i)] += dy[size_t(out)] * w[size_t(t)]; });
   std::vector<int> dx_owner(dx_want.size(), 0);
-  k::for_each_residue(p, [&](k::Residue a) {
-    const k::ResidueGrid in = k::residue_grid(p.input[1], p.input[2], p.C, a, p);
+  // bwd_data walks dX: the residues whose dX grid is not empty.
+  k::for_each_residue(p, {o[1], o[2]}, {p.input[1], p.input[2]}, [&](const Grid&, const Grid& in) {
     for (int n = 0; n < int(p.N); ++n)
       for (int y = 0; y < in.grid.height; ++y)
         for (int xx = 0; xx < in.grid.width; ++xx)
@@ -134,7 +130,7 @@ void check_residues(const ConvProblem& p, const GroupedConvInstance& instance, i
           }
     return cudaSuccess;
   });
-  each_by_residue(p, F, pad, pad, [&](int64_t i, int64_t out, int64_t t, k::Residue) {
+  each_by_residue(p, F, pad, pad, [&](int64_t i, int64_t out, int64_t t) {
     dx_sums[size_t(i)] += dy[size_t(out)] * w[size_t(t)];
   });
   std::vector<int64_t> dx_got(dx_want.size());
@@ -144,7 +140,7 @@ void check_residues(const ConvProblem& p, const GroupedConvInstance& instance, i
   // bwd_weight: the residues' sums added.
   std::vector<int64_t> dw_want(size_t(p.C * F * F), 0), dw_got(dw_want.size(), 0);
   direct.each([&](int64_t i, int64_t out, int64_t t) { dw_want[size_t(t)] += dy[size_t(out)] * x[size_t(i)]; });
-  each_by_residue(p, F, pad, pad, [&](int64_t i, int64_t out, int64_t t, k::Residue) {
+  each_by_residue(p, F, pad, pad, [&](int64_t i, int64_t out, int64_t t) {
     dw_got[size_t(t)] += dy[size_t(out)] * x[size_t(i)];
   });
   compare(p, "bwd_weight", dw_got, dw_want);

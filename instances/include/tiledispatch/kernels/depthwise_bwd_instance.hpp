@@ -57,10 +57,7 @@ class DepthwiseBwdDataInstance : public GroupedConvInstance {
     if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
     using T = typename S::T;
     const auto o = p.output();
-    return kernels::for_each_residue(p, [&](kernels::Residue a) {
-      const kernels::ResidueGrid dy = kernels::residue_grid(o[1], o[2], p.C, a, p);
-      const kernels::ResidueGrid dx = kernels::residue_grid(p.input[1], p.input[2], p.C, a, p);
-      if (dx.empty()) return cudaSuccess;
+    const auto launch = [&](const kernels::ResidueGrid& dy, const kernels::ResidueGrid& dx) {
       kernels::depthwise::BwdDataParams params{};
       params.dy = kernels::element_at<T>(args.output, dy.origin), params.weight = args.weight;
       params.dx = kernels::element_at<T>(args.input, dx.origin);
@@ -69,7 +66,8 @@ class DepthwiseBwdDataInstance : public GroupedConvInstance {
       params.slices = int(ceil(p.C, S::kChannels));
       params.tiles = int(p.N * params.tiles_h * params.tiles_w);
       return kernels::launch_tiles<S>(kernels::depthwise::depthwise_bwd_data_kernel<Traits>, params, args.stream);
-    });
+    };
+    return kernels::for_each_residue(p, {o[1], o[2]}, {p.input[1], p.input[2]}, launch);
   }
 
  private:
@@ -100,8 +98,8 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
   size_t workspace_bytes(const ConvProblem& p, int /*k_batch*/) const override {
     if (!is_supported(p)) return 0;
     int64_t chunks = 0;
-    kernels::for_each_residue(p, [&](kernels::Residue a) {
-      chunks += plan_for(p, a).max_chunks;
+    for_each_dy_residue(p, [&](const kernels::ResidueGrid&, const kernels::ResidueGrid& dy) {
+      chunks += plan_for(p, dy).max_chunks;
       return cudaSuccess;
     });
     return size_t(chunks) * S::kTaps * size_t(padded_c(p)) * sizeof(float);
@@ -137,18 +135,16 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
     TD_RETURN_IF_CUDA_ERROR(kernels::sm_count(&sms));
     const int64_t wave = int64_t(std::max(1, prefetch ? residency.ring : residency.single)) * sms;
     using T = typename S::T;
-    const auto o = p.output();
     // Each residue's launch is a wave of its own and writes its chunks after the previous residue's; one
     // reduction then adds every chunk in order.
     int64_t chunks = 0;
-    TD_RETURN_IF_CUDA_ERROR(kernels::for_each_residue(p, [&](kernels::Residue a) {
-      const Plan plan = plan_for(p, a);
-      if (plan.items == 0) return cudaSuccess;
-      const kernels::ResidueGrid x = kernels::residue_grid(p.input[1], p.input[2], p.C, a, p);
-      const kernels::ResidueGrid dy = kernels::residue_grid(o[1], o[2], p.C, a, p);
+    using Grid = kernels::ResidueGrid;
+    TD_RETURN_IF_CUDA_ERROR(for_each_dy_residue(p, [&](const Grid& x, const Grid& dy) {
+      const Plan plan = plan_for(p, dy);
       const int64_t residue_chunks = std::clamp<int64_t>(wave / plan.slices, 1, plan.max_chunks);
       kernels::depthwise::BwdWeightParams params{};
-      params.x = kernels::element_at<T>(args.input, x.origin), params.dy = kernels::element_at<T>(args.output, dy.origin);
+      params.x = kernels::element_at<T>(args.input, x.origin);
+      params.dy = kernels::element_at<T>(args.output, dy.origin);
       params.partials = static_cast<float*>(args.workspace) + chunks * S::kTaps * padded_c(p);
       params.C = int(p.C), params.x_grid = x.grid, params.dy_grid = dy.grid;
       params.tiles_h = int(plan.tiles_h), params.tiles_w = int(plan.tiles_w), params.slices = int(plan.slices);
@@ -172,11 +168,15 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
     int64_t tiles_h, tiles_w, slices, items, max_chunks;
   };
   static int64_t padded_c(const ConvProblem& p) { return (p.C + S::kChannels - 1) / S::kChannels * S::kChannels; }
-  // Tiles over residue `a` of dY; at most kBwdWeightMaxBlocks (slice, chunk) blocks, a chunk a range of (image,
-  // tile) items.
-  static Plan plan_for(const ConvProblem& p, kernels::Residue a) {
+  // launch(X grid, dY grid) for each residue with dY pixels: the blocks walk dY tiles.
+  template <class Launch>
+  static cudaError_t for_each_dy_residue(const ConvProblem& p, Launch&& launch) {
     const auto o = p.output();
-    const kernels::ResidueGrid dy = kernels::residue_grid(o[1], o[2], p.C, a, p);
+    return kernels::for_each_residue(p, {p.input[1], p.input[2]}, {o[1], o[2]}, launch);
+  }
+  // Tiles over a residue of dY; at most kBwdWeightMaxBlocks (slice, chunk) blocks, a chunk a range of (image,
+  // tile) items.
+  static Plan plan_for(const ConvProblem& p, const kernels::ResidueGrid& dy) {
     Plan plan{};
     plan.tiles_h = (dy.grid.height + S::kTileH - 1) / S::kTileH;
     plan.tiles_w = (dy.grid.width + S::kTileW - 1) / S::kTileW;

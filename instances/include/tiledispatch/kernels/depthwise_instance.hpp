@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -113,11 +114,18 @@ inline ResidueGrid residue_grid(int64_t height, int64_t width, int64_t channels,
   return g;
 }
 
-// Calls launch(residue) for every residue of the problem, in order; stops at the first error.
+// The residues of a launch over two tensors of the problem: `read` (height x width pixels) and `walked`, the
+// tensor whose tiles the kernel walks. Calls launch(read grid, walked grid) for every residue whose walked grid
+// is not empty, in order; stops at the first error.
 template <class Launch>
-cudaError_t for_each_residue(const ConvProblem& p, Launch&& launch) {
+cudaError_t for_each_residue(const ConvProblem& p, std::array<int64_t, 2> read, std::array<int64_t, 2> walked,
+                             Launch&& launch) {
   for (int h = 0; h < int(p.dilation[1]); ++h) {
-    for (int w = 0; w < int(p.dilation[2]); ++w) TD_RETURN_IF_CUDA_ERROR(launch(Residue{h, w}));
+    for (int w = 0; w < int(p.dilation[2]); ++w) {
+      const ResidueGrid walked_grid = residue_grid(walked[0], walked[1], p.C, Residue{h, w}, p);
+      if (walked_grid.empty()) continue;
+      TD_RETURN_IF_CUDA_ERROR(launch(residue_grid(read[0], read[1], p.C, Residue{h, w}, p), walked_grid));
+    }
   }
   return cudaSuccess;
 }
@@ -232,10 +240,7 @@ class DepthwiseInstance : public GroupedConvInstance {
     if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
     using T = typename S::T;
     const auto o = p.output();
-    return kernels::for_each_residue(p, [&](kernels::Residue a) {
-      const kernels::ResidueGrid in = kernels::residue_grid(p.input[1], p.input[2], p.C, a, p);
-      const kernels::ResidueGrid out = kernels::residue_grid(o[1], o[2], p.C, a, p);
-      if (out.empty()) return cudaSuccess;
+    const auto launch = [&](const kernels::ResidueGrid& in, const kernels::ResidueGrid& out) {
       kernels::depthwise::Params params{};
       params.input = kernels::element_at<T>(args.input, in.origin), params.weight = args.weight;
       params.output = kernels::element_at<T>(args.output, out.origin);
@@ -245,7 +250,8 @@ class DepthwiseInstance : public GroupedConvInstance {
       params.slices = int((p.C + S::kChannels - 1) / S::kChannels);
       params.tiles = int(p.N * params.tiles_h * params.tiles_w);
       return kernels::launch_tiles<S>(kernels::depthwise::depthwise_fwd_kernel<Traits>, params, args.stream);
-    });
+    };
+    return kernels::for_each_residue(p, {p.input[1], p.input[2]}, {o[1], o[2]}, launch);
   }
 
  private:

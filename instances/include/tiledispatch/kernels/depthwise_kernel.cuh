@@ -224,6 +224,7 @@ __device__ inline void stage_pixels(T* dst, const T* src, const PixelGrid& g, in
   constexpr unsigned kSlots = Cols * kVecs;  // copies of one row
   constexpr unsigned kRowGroups = Threads >= int(kSlots) ? Threads / kSlots : 1;  // rows copied at once
   constexpr int kRowStep = int(kRowGroups) * RowPositions * CB;  // elements between a slot's rows
+  const int64_t step = int64_t(kRowGroups) * g.dh * g.tensor_w * channels;  // between a slot's rows in global
   for (unsigned u = unsigned(tid); u < kRowGroups * kSlots; u += unsigned(Threads)) {
     const unsigned group = u / kSlots, slot = u % kSlots;
     const unsigned x = slot / kVecs, v = slot % kVecs;
@@ -231,7 +232,6 @@ __device__ inline void stage_pixels(T* dst, const T* src, const PixelGrid& g, in
     const bool column = unsigned(gx) < unsigned(g.width) && gc < channels;
     int gy = y0 + int(group);
     int64_t offset = pixel_offset(g, n, gy, gx, channels) + gc;
-    const int64_t step = int64_t(kRowGroups) * g.dh * g.tensor_w * channels;  // between a slot's rows
     T* to = dst + (int(group) * RowPositions + int(x % ColStep) * QW + int(x / ColStep)) * CB + int(v) * InVec;
 #pragma unroll 2
     for (int y = int(group); y < Rows; y += int(kRowGroups)) {
