@@ -62,6 +62,14 @@ ConvProblem dilated(int64_t N, int64_t C, int64_t H, int64_t W, int64_t f, int64
   return check::conv2d(C, N, C, C, H, W, f, 1, d * (f / 2), d);
 }
 
+// 3D with a cubic filter; depth stride sd, pad pd and dilation dd may differ from the plane's (run time).
+ConvProblem depthwise3d(int64_t N, int64_t C, int64_t D, int64_t H, int64_t W, int64_t f, int64_t s, int64_t pad,
+                        int64_t sd, int64_t pd, int64_t dd = 1) {
+  ConvProblem p = check::conv3d(C, N, C, C, D, H, W, f, s, pad, 1);
+  p.stride[0] = sd, p.left_pad[0] = p.right_pad[0] = pd, p.dilation[0] = dd;
+  return p;
+}
+
 std::vector<Entry> depthwise_battery() {
   ConvProblem same_s2 = depthwise(2, 32, 16, 16, 3, 2, 1);
   same_s2.right_pad = {0, 0, 0};  // TensorFlow "SAME" for an even input: pad only on the left/top
@@ -70,6 +78,10 @@ std::vector<Entry> depthwise_battery() {
   dilated_w.left_pad = dilated_w.right_pad = {0, 1, 2};
   ConvProblem dilated_right = dilated(2, 24, 15, 18, 3, 2);  // no right pad: Ho = H - 2, Wo = W - 2
   dilated_right.right_pad = {0, 0, 0};
+  ConvProblem dilated3d = depthwise3d(1, 16, 7, 9, 11, 3, 1, 2, 1, 2);  // dilation 2 on every axis
+  dilated3d.dilation = {2, 2, 2};
+  ConvProblem asymmetric3d = depthwise3d(2, 24, 6, 9, 8, 3, 2, 1, 2, 1);  // depth pad 1 left, 0 right
+  asymmetric3d.right_pad[0] = 0;
   return {
       {"3x3 s1 N=2 C=32 10x10", depthwise(2, 32, 10, 10, 3, 1, 1), false},
       {"3x3 s1 N=1 C=40 odd 17x23 (channel tail)", depthwise(1, 40, 17, 23, 3, 1, 1), false},
@@ -97,6 +109,20 @@ std::vector<Entry> depthwise_battery() {
       {"5x5 dilation 2 N=2 C=40 23x21", dilated(2, 40, 23, 21, 5, 2), false},
       {"7x7 dilation 2 N=1 C=64 odd 29x27", dilated(1, 64, 29, 27, 7, 2), false},
       {"3x3 s2 dilation 2 (not depthwise-supported)", check::conv2d(32, 1, 32, 32, 17, 17, 3, 2, 2, 2), false},
+      {"3D 3x3x3 s1 N=2 C=32 5x10x10", depthwise3d(2, 32, 5, 10, 10, 3, 1, 1, 1, 1), false},
+      {"3D 3x3x3 s1 N=1 C=40 odd 3x17x23 (channel tail)", depthwise3d(1, 40, 3, 17, 23, 3, 1, 1, 1, 1), false},
+      {"3D 3x3x3 s1 N=3 C=6 D=1 9x7 (depth pad only)", depthwise3d(3, 6, 1, 9, 7, 3, 1, 1, 1, 1), false},
+      {"3D 3x3x3 s2 N=2 C=48 odd 7x15x15", depthwise3d(2, 48, 7, 15, 15, 3, 2, 1, 2, 1), false},
+      {"3D 3x3x3 s1x2x2 N=2 C=32 8x16x17", depthwise3d(2, 32, 8, 16, 17, 3, 2, 1, 1, 1), false},
+      {"3D 3x3x3 s2x1x1 depth pad 0 N=1 C=16 9x11x12", depthwise3d(1, 16, 9, 11, 12, 3, 1, 1, 2, 0), false},
+      {"3D 3x3x3 s2 depth pad 1/0 N=2 C=24 6x9x8", asymmetric3d, false},
+      {"3D 3x3x3 depth pad 2 (> radius) N=1 C=32 4x9x9", depthwise3d(1, 32, 4, 9, 9, 3, 1, 1, 1, 2), false},
+      {"3D 3x3x3 dilation 2 N=1 C=16 7x9x11", dilated3d, false},
+      {"3D 3x3x3 depth dilation 3 N=2 C=32 9x8x8", depthwise3d(2, 32, 9, 8, 8, 3, 1, 1, 1, 3, 3), false},
+      {"3D 5x5x5 s1 N=2 C=40 odd 6x13x11", depthwise3d(2, 40, 6, 13, 11, 5, 1, 2, 1, 2), false},
+      {"3D 5x5x5 s2 N=1 C=32 7x14x13", depthwise3d(1, 32, 7, 14, 13, 5, 2, 2, 2, 2), false},
+      {"3D 7x7x7 s1 N=1 C=32 8x15x13", depthwise3d(1, 32, 8, 15, 13, 7, 1, 3, 1, 3), false},
+      {"3D not depthwise: C/G=2", check::conv3d(8, 1, 16, 16, 4, 6, 6, 3, 1, 1, 1), false},
       {"large 3x3 s1 N=32 C=32 112x112", depthwise(32, 32, 112, 112, 3, 1, 1), true},
       {"MobileNetV2 3x3 s1 N=32 C=144 56x56", depthwise(32, 144, 56, 56, 3, 1, 1), true},
       {"MobileNetV2 3x3 s2 N=32 C=144 56x56", depthwise(32, 144, 56, 56, 3, 2, 1), true},
@@ -107,6 +133,10 @@ std::vector<Entry> depthwise_battery() {
       {"DeepLab 3x3 dilation 2 N=32 C=144 56x56", dilated(32, 144, 56, 56, 3, 2), true},
       {"DeepLab 3x3 dilation 2 N=32 C=576 33x33", dilated(32, 576, 33, 33, 3, 2), true},
       {"DeepLab 3x3 dilation 4 N=32 C=960 33x33", dilated(32, 960, 33, 33, 3, 4), true},
+      {"X3D 3x3x3 s1 N=8 C=216 16x28x28", depthwise3d(8, 216, 16, 28, 28, 3, 1, 1, 1, 1), true},
+      {"X3D 3x3x3 s1x2x2 N=8 C=96 16x56x56", depthwise3d(8, 96, 16, 56, 56, 3, 2, 1, 1, 1), true},
+      {"5x5x5 s1 N=4 C=192 8x28x28", depthwise3d(4, 192, 8, 28, 28, 5, 1, 2, 1, 2), true},
+      {"7x7x7 s1 N=4 C=128 8x28x28", depthwise3d(4, 128, 8, 28, 28, 7, 1, 3, 1, 3), true},
   };
 }
 

@@ -20,6 +20,9 @@ TRAITS(c, kFp32, 32, 32, 9, 1, 4, 16, 4, 4, 4, 4)  // 40x40 halo x 64 channels x
 TRAITS(d, kFp16, 8, 8, 3, 1, 1, 1, 2, 2, 8, 4)    // in_vec 8 wider than the block's 4 channels
 TRAITS_BWD(e, DepthwiseBwdDataInstance, kBwdData, kFp16, 16, 16, 3, 2, 1, 8, 2, 2, 8, 8)
 TRAITS_BWD(f, DepthwiseBwdWeightInstance, kBwdWeight, kBf16, 16, 16, 5, 1, 2, 4, 2, 4, 4, 4)
+// 3D: a 3x3x3 forward and bwd_weight
+TD_HAND_DW_INSTANCE_ND(g, DepthwiseInstance, kFwd, 3, kFp16, 8, 16, 3, 1, 1, 1, 1, 4, 1, 4, 8, 8)
+TD_HAND_DW_INSTANCE_ND(h, DepthwiseBwdWeightInstance, kBwdWeight, 3, kBf16, 16, 16, 3, 1, 1, 1, 1, 4, 2, 4, 4, 4)
 
 ConvProblem dw(int64_t N, int64_t C, int64_t H, int64_t W, int64_t f, int64_t s, int64_t pad) {
   ConvProblem p;
@@ -29,6 +32,15 @@ ConvProblem dw(int64_t N, int64_t C, int64_t H, int64_t W, int64_t f, int64_t s,
   p.stride = {1, s, s};
   p.left_pad = {0, pad, pad};
   p.right_pad = {0, pad, pad};
+  return p;
+}
+
+// 3D, a cubic filter f along all three axes; depth stride, pad and dilation given apart.
+ConvProblem dw3(int64_t N, int64_t C, int64_t D, int64_t H, int64_t W, int64_t f, int64_t pad, int64_t sd,
+                int64_t pd, int64_t dd) {
+  ConvProblem p = dw(N, C, H, W, f, 1, pad);
+  p.ndim_spatial = 3;
+  p.input[0] = D, p.filter[0] = f, p.stride[0] = sd, p.left_pad[0] = p.right_pad[0] = pd, p.dilation[0] = dd;
   return p;
 }
 
@@ -108,5 +120,19 @@ int main() {
   bwd.output = buffer;
   const Support f_workspace = iff.check_args(dw(2, 64, 20, 20, 5, 1, 2), bwd);
   std::printf("f_no_workspace %s\n", f_workspace ? "yes" : ("no: " + f_workspace.reason).c_str());
+  const g ig;
+  const h ih;
+  std::printf("string_g %s\n", std::string(ig.instance_string()).c_str());
+  std::printf("signature_g %d\n", ig.signature().ndim_spatial);
+  report("g_match", ig, dw3(2, 32, 5, 10, 10, 3, 1, 1, 1, 1));
+  report("g_depth_runtime", ig, dw3(1, 32, 9, 10, 10, 3, 1, 2, 0, 3));  // any depth stride, pad, dilation
+  report("g_2d", ig, dw(1, 32, 10, 10, 3, 1, 1));
+  ConvProblem deep_filter = dw3(1, 32, 6, 10, 10, 3, 1, 1, 2, 1);
+  deep_filter.filter[0] = 5;
+  report("g_filter_z5", ig, deep_filter);
+  ConvProblem many_images = dw3(1, 8, 1, 4, 4, 3, 1, 1, 1, 1);
+  many_images.N = 1 << 20, many_images.input[0] = 1 << 12;  // N x D = 2^32 image indices
+  report("g_images", ig, many_images);
+  std::printf("h_workspace %zu\n", ih.workspace_bytes(dw3(2, 64, 4, 20, 20, 3, 1, 1, 1, 1), 1));
   return 0;
 }

@@ -91,6 +91,19 @@ def test_bwd_weight_workspace(support_lines: dict[str, str]) -> None:
     assert int(support_lines["f_workspace"]) == 8 * 25 * 64 * 4
 
 
+def test_3d_instance_string_and_signature(support_lines: dict[str, str]) -> None:
+    """NDim, the instance string's first field, and the signature's ndim come from the traits' kNDim."""
+    assert support_lines["string_g"].startswith("GroupedConvolutionForwardKernel<3,Default,Depthwise,8,8,8,64,8,16,3,3,")
+    assert support_lines["signature_g"] == "3"
+
+
+def test_3d_bwd_weight_workspace(support_lines: dict[str, str]) -> None:
+    """A 3D chunk holds every depth tap's partials: 2 images x 4 dY slices x 2x2 tiles of 16x16 over 20x20
+    are 32 items; 64 channels are 4 slices of 16, and 3 depth taps per (slice, chunk): up to 4096 / 12 chunks, so
+    32 chunks x 27 taps x 64 channels."""
+    assert int(support_lines["h_workspace"]) == 32 * 27 * 64 * 4
+
+
 def test_dilated_bwd_weight_workspace(support_lines: dict[str, str]) -> None:
     """Dilation 2x2 splits the 20x20 dY into four 10x10 residues, one 16x16 tile each: every residue launch
     has 2 (image, tile) items, so 4 x 2 chunks of 25 taps x 64 channels."""
@@ -110,7 +123,7 @@ def test_dilated_bwd_weight_workspace(support_lines: dict[str, str]) -> None:
         ("a_dilation", "yes"),
         ("a_dilation_w", "yes"),
         ("a_dilation_pad", "no: left pad 1x1, instance computes 2x2 (its pad 1x1 times dilation 2x2)"),
-        ("a_3d", "no: depthwise is 2D only, got 3D"),
+        ("a_3d", "no: 3D problem, instance is 2D"),
         ("b_match", "yes"),
         (
             "b_c_not_multiple",
@@ -129,6 +142,11 @@ def test_dilated_bwd_weight_workspace(support_lines: dict[str, str]) -> None:
         ("f_filter", "no: filter 7x7, instance computes 5x5"),
         ("f_odd_c", "no: C=6 is not a multiple of in_vec 4 and out_vec 4 (vectors run along the channels)"),
         ("f_no_workspace", "no: workspace of 0 bytes, needs 51200"),
+        ("g_match", "yes"),
+        ("g_depth_runtime", "yes"),
+        ("g_2d", "no: 2D problem, instance is 3D"),
+        ("g_filter_z5", "no: filter 5x3x3, instance computes 3x3x3"),
+        ("g_images", f"no: an extent exceeds 2^31-1: {2**32}"),
     ],
 )
 def test_is_supported_is_exact(support_lines: dict[str, str], label: str, expected: str) -> None:

@@ -41,7 +41,7 @@ class DepthwiseBwdDataInstance : public GroupedConvInstance {
 
   std::string_view instance_string() const override { return kInstanceString.view(); }
   Signature signature() const override {
-    return {ConvDirection::kBwdData, Traits::kDataType, 2, KernelFamily::kDepthwise};
+    return {ConvDirection::kBwdData, Traits::kDataType, Traits::kNDim, KernelFamily::kDepthwise};
   }
   Support is_supported(const ConvProblem& p) const override {
     if (Support s = kernels::depthwise_problem_support<Traits, S>(p); !s) return s;
@@ -62,9 +62,10 @@ class DepthwiseBwdDataInstance : public GroupedConvInstance {
       params.dy = kernels::element_at<T>(args.output, dy.origin), params.weight = args.weight;
       params.dx = kernels::element_at<T>(args.input, dx.origin);
       params.C = int(p.C), params.dy_grid = dy.grid, params.dx_grid = dx.grid;
+      params.depth = kernels::depth_map(p, true);
       params.tiles_h = int(ceil(dx.grid.height, S::kTileH)), params.tiles_w = int(ceil(dx.grid.width, S::kTileW));
       params.slices = int(ceil(p.C, S::kChannels));
-      params.tiles = int(p.N * params.tiles_h * params.tiles_w);
+      params.tiles = int(p.N * p.input[0] * params.tiles_h * params.tiles_w);
       return kernels::launch_tiles<S>(kernels::depthwise::depthwise_bwd_data_kernel<Traits>, params, args.stream);
     };
     return kernels::for_each_residue(p, {o[1], o[2]}, {p.input[1], p.input[2]}, launch);
@@ -73,7 +74,7 @@ class DepthwiseBwdDataInstance : public GroupedConvInstance {
  private:
   static int64_t ceil(int64_t a, int64_t b) { return (a + b - 1) / b; }
   static int64_t blocks(const ConvProblem& p) {
-    return p.N * ceil(p.input[1], S::kTileH) * ceil(p.input[2], S::kTileW) * ceil(p.C, S::kChannels);
+    return p.N * p.input[0] * ceil(p.input[1], S::kTileH) * ceil(p.input[2], S::kTileW) * ceil(p.C, S::kChannels);
   }
 };
 
@@ -88,13 +89,18 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
 
   std::string_view instance_string() const override { return kInstanceString.view(); }
   Signature signature() const override {
-    return {ConvDirection::kBwdWeight, Traits::kDataType, 2, KernelFamily::kDepthwise};
+    return {ConvDirection::kBwdWeight, Traits::kDataType, Traits::kNDim, KernelFamily::kDepthwise};
   }
   Support is_supported(const ConvProblem& p) const override {
-    return kernels::depthwise_problem_support<Traits, S>(p);
+    if (Support s = kernels::depthwise_problem_support<Traits, S>(p); !s) return s;
+    // The kernel places an item (tile) with int arithmetic; the undilated walk has the most items.
+    const auto o = p.output();
+    const int64_t items = p.N * o[0] * ((o[1] + S::kTileH - 1) / S::kTileH) * ((o[2] + S::kTileW - 1) / S::kTileW);
+    if (items > INT_MAX) return Support::no(std::to_string(items) + " dY tiles exceed 2^31-1");
+    return Support::yes();
   }
   // One fp32 partial of every (tap, channel) per chunk, for the most chunks any GPU launches (summed over the
-  // residues of a dilated problem, each launched as a whole wave).
+  // residues of a dilated problem, each launched as a whole wave); a 3D chunk holds every depth tap's.
   size_t workspace_bytes(const ConvProblem& p, int /*k_batch*/) const override {
     if (!is_supported(p)) return 0;
     int64_t chunks = 0;
@@ -102,7 +108,7 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
       chunks += plan_for(p, dy).max_chunks;
       return cudaSuccess;
     });
-    return size_t(chunks) * S::kTaps * size_t(padded_c(p)) * sizeof(float);
+    return size_t(chunks) * S::kWeightTaps * size_t(padded_c(p)) * sizeof(float);
   }
   // k_batch 1 (the chunks already split the reduction); X and dY are both staged with in_vec-wide copies, dW
   // is written element by element; the workspace holds the partials.
@@ -141,22 +147,24 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
     using Grid = kernels::ResidueGrid;
     TD_RETURN_IF_CUDA_ERROR(for_each_dy_residue(p, [&](const Grid& x, const Grid& dy) {
       const Plan plan = plan_for(p, dy);
-      const int64_t residue_chunks = std::clamp<int64_t>(wave / plan.slices, 1, plan.max_chunks);
+      const int64_t residue_chunks = std::clamp<int64_t>(wave / (plan.slices * S::kFilterD), 1, plan.max_chunks);
       kernels::depthwise::BwdWeightParams params{};
       params.x = kernels::element_at<T>(args.input, x.origin);
       params.dy = kernels::element_at<T>(args.output, dy.origin);
-      params.partials = static_cast<float*>(args.workspace) + chunks * S::kTaps * padded_c(p);
+      params.partials = static_cast<float*>(args.workspace) + chunks * S::kWeightTaps * padded_c(p);
       params.C = int(p.C), params.x_grid = x.grid, params.dy_grid = dy.grid;
+      params.depth = kernels::depth_map(p, false);
       params.tiles_h = int(plan.tiles_h), params.tiles_w = int(plan.tiles_w), params.slices = int(plan.slices);
-      params.chunks = int(residue_chunks), params.padded_c = int(padded_c(p)), params.items = plan.items;
+      params.chunks = int(residue_chunks), params.items = plan.items;
       params.prefetch = prefetch ? 1 : 0;
-      kernel<<<unsigned(plan.slices * residue_chunks), S::kLaunchThreads,
+      // One block per (slice, chunk) and depth tap (blockIdx.y).
+      kernel<<<dim3(unsigned(plan.slices * residue_chunks), unsigned(S::kFilterD)), S::kLaunchThreads,
                prefetch ? S::kRingSmemBytes : S::kSmemBytes, args.stream>>>(params);
       chunks += residue_chunks;
       return cudaGetLastError();
     }));
-    const dim3 grid(unsigned((p.C + 31) / 32), unsigned(S::kTaps));
-    kernels::depthwise::depthwise_bwd_weight_reduce_kernel<T, S::kTaps>
+    const dim3 grid(unsigned((p.C + 31) / 32), unsigned(S::kWeightTaps));
+    kernels::depthwise::depthwise_bwd_weight_reduce_kernel<T, S::kWeightTaps>
         <<<grid, dim3(32, kernels::depthwise::kReduceLanes), 0, args.stream>>>(
             static_cast<const float*>(args.workspace), static_cast<T*>(args.weight), int(p.C), int(padded_c(p)),
             int(chunks));
@@ -174,15 +182,16 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
     const auto o = p.output();
     return kernels::for_each_residue(p, {p.input[1], p.input[2]}, {o[1], o[2]}, launch);
   }
-  // Tiles over a residue of dY; at most kBwdWeightMaxBlocks (slice, chunk) blocks, a chunk a range of (image,
-  // tile) items.
+  // Tiles over a residue of dY; at most kBwdWeightMaxBlocks (slice, chunk, depth tap) blocks, a chunk a range
+  // of (image, dY slice, tile) items.
   static Plan plan_for(const ConvProblem& p, const kernels::ResidueGrid& dy) {
     Plan plan{};
     plan.tiles_h = (dy.grid.height + S::kTileH - 1) / S::kTileH;
     plan.tiles_w = (dy.grid.width + S::kTileW - 1) / S::kTileW;
     plan.slices = (p.C + S::kChannels - 1) / S::kChannels;
-    plan.items = p.N * plan.tiles_h * plan.tiles_w;
-    const int64_t per_slice = std::max<int64_t>(1, kernels::depthwise::kBwdWeightMaxBlocks / plan.slices);
+    plan.items = p.N * p.output()[0] * plan.tiles_h * plan.tiles_w;
+    const int64_t per_slice =
+        std::max<int64_t>(1, kernels::depthwise::kBwdWeightMaxBlocks / (plan.slices * S::kFilterD));
     plan.max_chunks = std::min(plan.items, per_slice);
     return plan;
   }

@@ -1,7 +1,10 @@
-// Depthwise backward direct convolutions (2D, G = C = K, channels-last dX/X NHWGC, W GKYXC = (C, 1, Y, X, 1),
-// dY NHWGK; docs/depthwise.md). Both reuse the forward kernel's block structure (depthwise_kernel.cuh): a block
-// owns a slice of NBatch * OutVec channels, NBatch channel groups of threads each cover the block's tile, a
-// thread a SubH x SubW sub-tile for OutVec channels, and halos are staged with cp.async (zero fill = padding).
+// Depthwise backward direct convolutions (2D and 3D, G = C = K, channels-last dX/X N(D)HWGC, W GK(Z)YXC =
+// (C, 1, (Z,) Y, X, 1), dY N(D)HWGK; docs/depthwise.md). 3D: bwd_data stages the FilterD dY slices a dX slice
+// reads through the inverse depth map (as the forward kernel stages input slices); a bwd_weight block computes
+// one depth tap's F x F weights (blockIdx.y) over every dY slice whose X slice that tap reads. Both reuse the
+// forward kernel's block structure (depthwise_kernel.cuh): a block owns a slice of NBatch * OutVec channels,
+// NBatch channel groups of threads each cover the block's tile, a thread a SubH x SubW sub-tile for OutVec
+// channels, and halos are staged with cp.async (zero fill = padding).
 //
 // bwd_data (dX = dY (*) flipped W, strides as phases). A dX index i with i + pad = q * s + r receives the taps
 // f = r, r + s, ... < F, tap f from dY index (i + pad - f) / s = q - (f - r) / s. The block's tile and each
@@ -88,8 +91,13 @@ struct BwdDataShape {
   static constexpr int kQW = ceil_div(kHaloW, kColStep);
   static constexpr int kRowPositions = kColStep * kQW;
   static constexpr int kWindowW = bwd_data_dy_hi(kSubW, kFilter, kStrideW, kPadW) - kLoW + 1;
-  static constexpr int kInputBytes = align16(kHaloH * kRowPositions * kChannels * int(sizeof(T)));
-  static constexpr int kWeightBytes = kFilter * kFilter * kChannels * int(sizeof(float));
+  // 3D: a stage holds the FilterD dY slices a dX slice reads, the weights all FilterD x F x F taps.
+  static constexpr int kNDim = Traits::kNDim, kFilterD = depth_taps(kNDim, kFilter);
+  static constexpr int kSliceBytes = align16(kHaloH * kRowPositions * kChannels * int(sizeof(T)));
+  static constexpr int kSliceElements = kSliceBytes / int(sizeof(T));
+  static constexpr int kInputBytes = kFilterD * kSliceBytes;
+  static constexpr int kWeightTaps = kFilterD * kFilter * kFilter;
+  static constexpr int kWeightBytes = kWeightTaps * kChannels * int(sizeof(float));
   // [dY stage 0][weights][dY stage 1], as the forward kernel's shared memory.
   static constexpr int kSmemBytes = kInputBytes + kWeightBytes;
   static constexpr int kWeightOffset = kInputBytes, kSecondStageOffset = kInputBytes + align16(kWeightBytes);
@@ -119,7 +127,9 @@ struct BwdWeightShape {
   static constexpr int kThreads = kThreadsW * kThreadsH * kNBatch;  // threads with pixels
   static constexpr int kLaunchThreads = ceil_div(kThreads, 32) * 32;  // whole warps for the shuffles
   static constexpr int kWarps = kLaunchThreads / 32;
-  static constexpr int kTaps = kFilter * kFilter;
+  static constexpr int kTaps = kFilter * kFilter;  // of one depth tap: a block computes one (blockIdx.y)
+  static constexpr int kNDim = Traits::kNDim, kFilterD = depth_taps(kNDim, kFilter);
+  static constexpr int kWeightTaps = kFilterD * kTaps;  // per channel of dW and of a workspace chunk
   static constexpr int kInH = (kTileH - 1) * kStrideH + kFilter;
   static constexpr int kInW = (kTileW - 1) * kStrideW + kFilter;
   static constexpr int kColStep = kSubW * kStrideW;
@@ -161,24 +171,69 @@ struct BwdDataParams {
   void* dx;
   int C;
   PixelGrid dy_grid, dx_grid;  // dY (the forward output, read) and dX (the forward input, written)
-  int tiles_w, tiles_h, slices;  // over dX; tiles of one slice: tiles_w * tiles_h * N
+  DepthMap depth;                // walked: dX slices, read: dY slices, transposed
+  int tiles_w, tiles_h, slices;  // over dX; tiles of one slice: tiles_w * tiles_h * N * dX depth
   int tiles;                     // grid = slices * blocks per slice, slice fastest (as the forward kernel's)
 };
 
-// One dX tile of a bwd_data block from its staged dY halo and weights.
+// Adds one dY slice's F x F taps to dX row (qr, phase ry) of a bwd_data thread's sub-tile (2D: the only slice).
+// ry is an unrolled loop index at every call: the phase's filter rows are compile-time.
 template <class S>
-__device__ __forceinline__ void bwd_data_tile(const typename S::T* s_dy, const float* s_w, const BwdDataParams& p,
-                                              int n, int ih0, int iw0, int c0, int tid) {
+__device__ __forceinline__ void bwd_data_row_taps(float (&acc)[S::kSubW][S::kOutVec], const typename S::T* s_slice,
+                                                  const float* s_wz, int group, int sx, int sy, int qr, int ry) {
   using T = typename S::T;
   constexpr int F = S::kFilter, CB = S::kChannels, V = S::kOutVec;
   constexpr int SH = S::kStrideH, SW = S::kStrideW;
+  const T* dy_base = s_slice + group * V;
+#pragma unroll
+  for (int fy = 0; fy < F; ++fy) {
+    if ((ry + S::kPadH - fy) % SH != 0) continue;  // filter row fy does not reach this row's phase
+    float w[F][V];
+#pragma unroll
+    for (int fx = 0; fx < F; ++fx)
+#pragma unroll
+      for (int v = 0; v < V; ++v) w[fx][v] = s_wz[(fy * F + fx) * CB + group * V + v];
+    const int dy_row = sy * (S::kSubH / SH) + qr + (ry + S::kPadH - fy) / SH - S::kLoH;
+    const T* row = dy_base + dy_row * S::kRowPositions * CB;
+#pragma unroll
+    for (int k = 0; k < S::kWindowW; ++k) {
+      // Column c takes dY column k (relative to its window) through tap fx = c + pad - s*(k + lo); a column k no
+      // pixel's tap reaches is never read.
+      bool used = false;
+#pragma unroll
+      for (int c = 0; c < S::kSubW; ++c) {
+        const int fx = c + S::kPadW - SW * (k + S::kLoW);
+        used = used || (fx >= 0 && fx < F);
+      }
+      if (!used) continue;
+      const int position = (k % S::kColStep) * S::kQW + sx + k / S::kColStep;
+      float g[V];
+      load_floats<V>(row + position * CB, g);
+#pragma unroll
+      for (int c = 0; c < S::kSubW; ++c) {
+        const int fx = c + S::kPadW - SW * (k + S::kLoW);
+        if (fx >= 0 && fx < F) {
+#pragma unroll
+          for (int v = 0; v < V; ++v) acc[c][v] = fmaf(w[fx][v], g[v], acc[c][v]);
+        }
+      }
+    }
+  }
+}
+
+// One dX tile of a bwd_data block from its staged dY halo slices and weights; `image` is dX's image index,
+// depth tap z computed when bit z of `taps` is set (3D only).
+template <class S>
+__device__ __forceinline__ void bwd_data_tile(const typename S::T* s_dy, const float* s_w, const BwdDataParams& p,
+                                              int image, unsigned taps, int ih0, int iw0, int c0, int tid) {
+  using T = typename S::T;
+  constexpr int CB = S::kChannels, V = S::kOutVec, SH = S::kStrideH;
   const int group = tid % S::kNBatch, spatial = tid / S::kNBatch;
   const int sx = spatial % S::kThreadsW, sy = spatial / S::kThreadsW;
   const int gc = c0 + group * V;
   T* dx = static_cast<T*>(p.dx);
-  const T* dy_base = s_dy + group * V;
-  // Rows in groups of SH: the phase ry of a row, hence its filter rows, is compile-time; the group loop stays
-  // rolled (code size, as in the forward kernel).
+  // Rows in groups of SH: the phase ry of a row, hence its filter rows, is compile-time; the group and depth
+  // loops stay rolled (code size, as in the forward kernel).
 #pragma unroll 1
   for (int qr = 0; qr < S::kSubH / SH; ++qr) {
 #pragma unroll
@@ -188,38 +243,14 @@ __device__ __forceinline__ void bwd_data_tile(const typename S::T* s_dy, const f
       for (int c = 0; c < S::kSubW; ++c)
 #pragma unroll
         for (int v = 0; v < V; ++v) acc[c][v] = 0.f;
-#pragma unroll
-      for (int fy = 0; fy < F; ++fy) {
-        if ((ry + S::kPadH - fy) % SH != 0) continue;  // filter row fy does not reach this row's phase
-        float w[F][V];
-#pragma unroll
-        for (int fx = 0; fx < F; ++fx)
-#pragma unroll
-          for (int v = 0; v < V; ++v) w[fx][v] = s_w[(fy * F + fx) * CB + group * V + v];
-        const int dy_row = sy * (S::kSubH / SH) + qr + (ry + S::kPadH - fy) / SH - S::kLoH;
-        const T* row = dy_base + dy_row * S::kRowPositions * CB;
-#pragma unroll
-        for (int k = 0; k < S::kWindowW; ++k) {
-          // Column c takes dY column k (relative to its window) through tap fx = c + pad - s*(k + lo); a
-          // column k no pixel's tap reaches is never read.
-          bool used = false;
-#pragma unroll
-          for (int c = 0; c < S::kSubW; ++c) {
-            const int fx = c + S::kPadW - SW * (k + S::kLoW);
-            used = used || (fx >= 0 && fx < F);
-          }
-          if (!used) continue;
-          const int position = (k % S::kColStep) * S::kQW + sx + k / S::kColStep;
-          float g[V];
-          load_floats<V>(row + position * CB, g);
-#pragma unroll
-          for (int c = 0; c < S::kSubW; ++c) {
-            const int fx = c + S::kPadW - SW * (k + S::kLoW);
-            if (fx >= 0 && fx < F) {
-#pragma unroll
-              for (int v = 0; v < V; ++v) acc[c][v] = fmaf(w[fx][v], g[v], acc[c][v]);
-            }
-          }
+      if constexpr (S::kNDim == 2) {
+        bwd_data_row_taps<S>(acc, s_dy, s_w, group, sx, sy, qr, ry);
+      } else {
+#pragma unroll 1
+        for (int fz = 0; fz < S::kFilterD; ++fz) {
+          if ((taps >> fz & 1u) == 0) continue;
+          bwd_data_row_taps<S>(acc, s_dy + fz * S::kSliceElements, s_w + fz * S::kFilter * S::kFilter * CB, group,
+                               sx, sy, qr, ry);
         }
       }
       const int ih = ih0 + sy * S::kSubH + qr * SH + ry;
@@ -228,7 +259,7 @@ __device__ __forceinline__ void bwd_data_tile(const typename S::T* s_dy, const f
         for (int c = 0; c < S::kSubW; ++c) {
           const int iw = iw0 + sx * S::kSubW + c;
           if (iw < p.dx_grid.width) {
-            store_floats<V>(dx + pixel_offset(p.dx_grid, n, ih, iw, p.C) + gc, acc[c]);
+            store_floats<V>(dx + pixel_offset(p.dx_grid, image, ih, iw, p.C) + gc, acc[c]);
           }
         }
       }
@@ -244,26 +275,32 @@ __global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads) depthwise_bwd_
   using T = typename S::T;
   walk_tiles<S>(
       p, p.weight,
-      [&](T* s_dy, int n, int ih0, int iw0, int c0) {
-        stage_pixels<S::kHaloH, S::kHaloW, S::kChannels, S::kInVec, S::kColStep, S::kQW, S::kRowPositions,
-                     S::kThreads>(s_dy, static_cast<const T*>(p.dy), p.dy_grid, n, ih0 / S::kStrideH + S::kLoH,
-                                  iw0 / S::kStrideW + S::kLoW, p.C, c0, int(threadIdx.x));
+      [&](T* s_dy, const TilePlace& t, int ih0, int iw0, int c0) {
+        stage_slices<S>(s_dy, p.depth, t, [&](T* slice, int image) {
+          stage_pixels<S::kHaloH, S::kHaloW, S::kChannels, S::kInVec, S::kColStep, S::kQW, S::kRowPositions,
+                       S::kThreads>(slice, static_cast<const T*>(p.dy), p.dy_grid, image, ih0 / S::kStrideH + S::kLoH,
+                                    iw0 / S::kStrideW + S::kLoW, p.C, c0, int(threadIdx.x));
+        });
       },
-      [&](const T* s_dy, const float* s_w, int n, int ih0, int iw0, int c0) {
-        bwd_data_tile<S>(s_dy, s_w, p, n, ih0, iw0, c0, int(threadIdx.x));
+      [&](const T* s_dy, const float* s_w, const TilePlace& t, int ih0, int iw0, int c0) {
+        const unsigned taps = S::kNDim == 3 ? depth_tap_mask(p.depth, t.d, S::kFilterD) : 1u;
+        bwd_data_tile<S>(s_dy, s_w, p, t.image, taps, ih0, iw0, c0, int(threadIdx.x));
       });
 }
 
 struct BwdWeightParams {
   const void* x;
   const void* dy;
-  float* partials;  // (chunks, F*F, padded_c)
+  float* partials;  // (chunks, FilterD*F*F, slices * NBatch * OutVec channels)
   int C;
   PixelGrid x_grid, dy_grid;
-  int tiles_w, tiles_h, slices, chunks, padded_c;
-  int64_t items;  // N * tiles_h * tiles_w; chunk k walks items [k * items / chunks, (k + 1) * items / chunks)
+  DepthMap depth;  // walked: dY slices, read: X slices; a block computes the depth tap blockIdx.y
+  int tiles_w, tiles_h, slices, chunks;
   int prefetch;   // 1: two halo stages, the next item staged while this one is computed
+  int64_t items;  // N * dY depth * tiles_h * tiles_w; chunk k walks items [k * items / chunks, (k + 1) * ...)
 };
+// Kept at 128 bytes: ptxas gave the 2D kernels 128 -> 151 registers (3x3, vec 8) with 8 bytes more.
+static_assert(sizeof(BwdWeightParams) <= 128, "bwd_weight parameters past 128 bytes cost the kernels registers");
 
 template <class Traits>
 __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
@@ -286,6 +323,7 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
 
   const int slice = int(blockIdx.x) % p.slices;
   const int chunk = int(blockIdx.x) / p.slices;
+  const int fz = S::kNDim == 3 ? int(blockIdx.y) : 0;  // the depth tap whose F x F weights the block reduces
   const int c0 = slice * CB;
   const int tid = int(threadIdx.x);
   const int group = tid % NB, spatial = tid / NB;
@@ -303,21 +341,35 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
       for (int v = 0; v < V; ++v) acc[fy][fx][v] = 0.f;
 
   const int64_t first = int64_t(chunk) * p.items / p.chunks, last = int64_t(chunk + 1) * p.items / p.chunks;
+  // The X image that item's dY image reads through tap fz (3D), -1 when it reads none: the item adds nothing.
+  const auto x_image = [&](int64_t item) {
+    const TilePlace t = tile_place(int(item), p.tiles_w, p.tiles_h, p.depth.walked);
+    const int source = depth_source(p.depth, t.d, fz);
+    return source < 0 ? -1 : t.n * p.depth.read + source;
+  };
   pipelined_walk(
       first, last, 1, p.prefetch != 0,
       [&](int64_t item, int buffer) {
         const int tile_w = int(item % p.tiles_w);
         const int tile_h = int(item / p.tiles_w % p.tiles_h);
-        const int n = int(item / p.tiles_w / p.tiles_h);
+        const int image = int(item / p.tiles_w / p.tiles_h);  // of dY: n (2D), n * depth + d (3D)
+        int x_slice = image;
+        if constexpr (S::kNDim == 3) {
+          x_slice = x_image(item);
+          if (x_slice < 0) return;
+        }
         const int oh0 = tile_h * S::kTileH, ow0 = tile_w * S::kTileW;
         stage_pixels<S::kInH, S::kInW, CB, S::kInVec, S::kColStep, S::kQW, S::kRowPositions, S::kLaunchThreads>(
-            s_x(buffer), x_in, p.x_grid, n, oh0 * SH - S::kPadH, ow0 * SW - S::kPadW, p.C, c0, tid);
+            s_x(buffer), x_in, p.x_grid, x_slice, oh0 * SH - S::kPadH, ow0 * SW - S::kPadW, p.C, c0, tid);
         // dY columns interleaved by SubW, so the threads of a row read consecutive positions.
         stage_pixels<S::kTileH, S::kTileW, CB, S::kInVec, S::kSubW, S::kThreadsW, S::kTileW, S::kLaunchThreads>(
-            s_dy(buffer), dy_in, p.dy_grid, n, oh0, ow0, p.C, c0, tid);
+            s_dy(buffer), dy_in, p.dy_grid, image, oh0, ow0, p.C, c0, tid);
       },
-      [&](int64_t /*item*/, int buffer) {
+      [&](int64_t item, int buffer) {
         if (!computes) return;
+        if constexpr (S::kNDim == 3) {
+          if (x_image(item) < 0) return;
+        }
         const T* x_stage = s_x(buffer);
         const T* dy_stage = s_dy(buffer);
 #pragma unroll 1
@@ -369,12 +421,12 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
 #pragma unroll 1
     for (int w = 0; w < S::kWarps; ++w) sum += s_part[w * S::kTaps * CB + i];
     const int tap = i / CB, c = i % CB;
-    p.partials[(int64_t(chunk) * S::kTaps + tap) * p.padded_c + c0 + c] = sum;
+    p.partials[(int64_t(chunk) * S::kWeightTaps + fz * S::kTaps + tap) * (p.slices * CB) + c0 + c] = sum;
   }
 }
 
 // dW[c, tap] = the sum of the chunks' partials in chunk order: 32 channels x 32 lanes per block, lane j adding
-// chunks j, j + 32, ... in turn, then lane sums added in lane order. Grid (ceil(C / 32), F*F).
+// chunks j, j + 32, ... in turn, then lane sums added in lane order. Grid (ceil(C / 32), Taps = FilterD*F*F).
 constexpr int kReduceLanes = 32;
 
 template <class T, int Taps>

@@ -1,6 +1,7 @@
 // DepthwiseInstance<Traits>: the depthwise forward family (ck_conventions §3, 20-field instance string) on the
-// runtime's channels-last tensors with G = C = K (input NHWGC with C/G = 1, weight GKYXC = (C, 1, Y, X, 1),
-// output NHWGK with K/G = 1): a direct convolution (depthwise_kernel.cuh, docs/depthwise.md).
+// runtime's channels-last tensors with G = C = K (input N(D)HWGC with C/G = 1, weight GK(Z)YXC = (C, 1, (Z,) Y,
+// X, 1), output N(D)HWGK with K/G = 1), 2D or 3D (Traits::kNDim): a direct convolution (depthwise_kernel.cuh,
+// docs/depthwise.md).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -30,7 +31,7 @@ template <class Traits, ConvDirection Direction = ConvDirection::kFwd>
 constexpr FixedString<256> build_depthwise_instance_string() {
   FieldList<200> f;
   const std::string_view type = to_token(Traits::kDataType);
-  f.field(2).field(std::string_view("Default")).field(std::string_view("Depthwise"));
+  f.field(Traits::kNDim).field(std::string_view("Default")).field(std::string_view("Depthwise"));
   f.field(Traits::kInVec).field(Traits::kInVec).field(Traits::kOutVec).field(64);
   f.field(Traits::kTileH).field(Traits::kTileW).field(Traits::kFilter).field(Traits::kFilter);
   f.field(Traits::kStrideH).field(Traits::kStrideW).field(Traits::kNBatch).field(Traits::kSubH).field(Traits::kSubW);
@@ -130,6 +131,17 @@ cudaError_t for_each_residue(const ConvProblem& p, std::array<int64_t, 2> read, 
   return cudaSuccess;
 }
 
+// The depth axis of a launch (depthwise::DepthMap): fwd and bwd_weight walk the output's slices and read the
+// input's; bwd_data walks dX's (the input) and reads dY's, the inverse map. 2D: one slice each, tap 0 reads it.
+inline depthwise::DepthMap depth_map(const ConvProblem& p, bool walks_input) {
+  const auto o = p.output();
+  depthwise::DepthMap m{};
+  m.walked = int(walks_input ? p.input[0] : o[0]), m.read = int(walks_input ? o[0] : p.input[0]);
+  m.stride = int(p.stride[0]), m.pad = int(p.left_pad[0]), m.dilation = int(p.dilation[0]);
+  m.transposed = walks_input ? 1 : 0;
+  return m;
+}
+
 template <class T>
 const T* element_at(const void* base, int64_t offset) {
   return static_cast<const T*>(base) + offset;
@@ -144,15 +156,23 @@ T* element_at(void* base, int64_t offset) {
 template <class Traits, class S>
 Support depthwise_problem_support(const ConvProblem& p) {
   if (std::string why = p.validate(); !why.empty()) return Support::no("invalid problem: " + why);
-  if (p.ndim_spatial != 2) return Support::no("depthwise is 2D only, got " + std::to_string(p.ndim_spatial) + "D");
+  if (p.ndim_spatial != Traits::kNDim) {
+    return Support::no(std::to_string(p.ndim_spatial) + "D problem, instance is " + std::to_string(Traits::kNDim) +
+                       "D");
+  }
   if (p.c_per_group() != 1 || p.k_per_group() != 1) {
     return Support::no("depthwise needs C/G == 1 and K/G == 1, got C/G=" + std::to_string(p.c_per_group()) +
                        " K/G=" + std::to_string(p.k_per_group()));
   }
-  if (p.filter[1] != Traits::kFilter || p.filter[2] != Traits::kFilter) {
-    return Support::no("filter " + std::to_string(p.filter[1]) + "x" + std::to_string(p.filter[2]) +
-                       ", instance computes " + std::to_string(Traits::kFilter) + "x" +
-                       std::to_string(Traits::kFilter));
+  // 3D filters are cubic: the depth taps are the instance's filter too (depthwise_kernel.cuh, depth_taps).
+  const int64_t filter_d = depthwise::depth_taps(Traits::kNDim, Traits::kFilter);
+  if (p.filter[0] != filter_d || p.filter[1] != Traits::kFilter || p.filter[2] != Traits::kFilter) {
+    const auto filter = [&](int64_t z, int64_t y, int64_t x) {
+      return (Traits::kNDim == 3 ? std::to_string(z) + "x" : std::string()) + std::to_string(y) + "x" +
+             std::to_string(x);
+    };
+    return Support::no("filter " + filter(p.filter[0], p.filter[1], p.filter[2]) + ", instance computes " +
+                       filter(filter_d, Traits::kFilter, Traits::kFilter));
   }
   if (p.stride[1] != Traits::kStrideH || p.stride[2] != Traits::kStrideW) {
     return Support::no("stride " + std::to_string(p.stride[1]) + "x" + std::to_string(p.stride[2]) +
@@ -186,8 +206,10 @@ Support depthwise_problem_support(const ConvProblem& p) {
     return Support::no("needs " + std::to_string(S::kSmemBytes) + " bytes of shared memory, " +
                        std::string(S::Target::kName) + " allows " + std::to_string(S::Target::kSmemPerBlockBytes));
   }
+  // Image indices (n x depth + slice) and the depth map are ints.
   const auto o = p.output();
-  for (int64_t extent : {p.N, p.C, p.input[1], p.input[2], o[1], o[2]}) {
+  for (int64_t extent : {p.N * p.input[0], p.N * o[0], p.C, p.input[1], p.input[2], o[1], o[2], p.stride[0],
+                         p.left_pad[0], p.dilation[0] * p.filter[0]}) {
     if (extent > INT_MAX) return Support::no("an extent exceeds 2^31-1: " + std::to_string(extent));
   }
   return Support::yes();
@@ -219,7 +241,7 @@ class DepthwiseInstance : public GroupedConvInstance {
 
   std::string_view instance_string() const override { return kInstanceString.view(); }
   Signature signature() const override {
-    return {ConvDirection::kFwd, Traits::kDataType, 2, KernelFamily::kDepthwise};
+    return {ConvDirection::kFwd, Traits::kDataType, Traits::kNDim, KernelFamily::kDepthwise};
   }
   // Exact: every problem this accepts is computed in bounds; the reason names the first mismatch.
   Support is_supported(const ConvProblem& p) const override {
@@ -245,10 +267,11 @@ class DepthwiseInstance : public GroupedConvInstance {
       params.input = kernels::element_at<T>(args.input, in.origin), params.weight = args.weight;
       params.output = kernels::element_at<T>(args.output, out.origin);
       params.C = int(p.C), params.in = in.grid, params.out = out.grid;
+      params.depth = kernels::depth_map(p, false);
       params.tiles_h = (out.grid.height + S::kTileH - 1) / S::kTileH;
       params.tiles_w = (out.grid.width + S::kTileW - 1) / S::kTileW;
       params.slices = int((p.C + S::kChannels - 1) / S::kChannels);
-      params.tiles = int(p.N * params.tiles_h * params.tiles_w);
+      params.tiles = int(p.N * o[0] * params.tiles_h * params.tiles_w);
       return kernels::launch_tiles<S>(kernels::depthwise::depthwise_fwd_kernel<Traits>, params, args.stream);
     };
     return kernels::for_each_residue(p, {p.input[1], p.input[2]}, {o[1], o[2]}, launch);
@@ -258,7 +281,7 @@ class DepthwiseInstance : public GroupedConvInstance {
   static int64_t blocks(const ConvProblem& p) {
     using S = kernels::depthwise::Shape<Traits>;
     const auto o = p.output();
-    return p.N * ((o[1] + S::kTileH - 1) / S::kTileH) * ((o[2] + S::kTileW - 1) / S::kTileW) *
+    return p.N * o[0] * ((o[1] + S::kTileH - 1) / S::kTileH) * ((o[2] + S::kTileW - 1) / S::kTileW) *
            ((p.C + S::kChannels - 1) / S::kChannels);
   }
 };

@@ -1,13 +1,16 @@
-// Depthwise forward direct convolution (2D, G = C = K, channels-last tensors NHWGC / GKYXC / NHWGK with
+// Depthwise forward direct convolution (2D and 3D, G = C = K, channels-last tensors N(D)HWGC / GK(Z)YXC / N(D)HWGK with
 // C/G = K/G = 1; docs/depthwise.md). A block owns a slice of NBatch * OutVec channels and computes TileH x TileW
 // output tiles of it; each of the block's NBatch channel groups of (TileH/SubH) x (TileW/SubW) threads covers the
 // whole tile for its OutVec channels, a thread a SubH x SubW sub-tile of pixels. When few blocks fit on an SM the
 // launch is persistent: a grid of the GPU's resident blocks walks every tile, each block staging its next tile's
 // halo (cp.async, second ring buffer) while it computes the current one; otherwise a block computes one tile
-// (docs/depthwise.md, "Launch and pipelining").
+// (docs/depthwise.md, "Launch and pipelining"). 3D (kNDim 3, a cubic filter): a tile is one output slice's, its
+// stage holds the FilterD input slices that slice reads (DepthMap; depth stride, pad and dilation are run-time)
+// and the accumulators add every depth tap's plane (docs/depthwise.md, "3D").
 //
-//   gmem --(cp.async InVec-wide along C, zero fill for padding)--> smem input halo ring (Stages, InH, InW', CB)
-//   gmem --(weights, converted to fp32, once per block)---------> smem weights (F*F, CB)
+//   gmem --(cp.async InVec-wide along C, zero fill for padding)--> smem input halo ring (Stages, [FilterD,] InH,
+//                                                                  InW', CB)
+//   gmem --(weights, converted to fp32, once per block)---------> smem weights ([FilterD*]F*F, CB)
 //   smem --(OutVec-wide along C, one filter row of weights in registers)--> fp32 accumulators (SubW, OutVec),
 //           one output row of the sub-tile at a time
 //   accumulators --(converted, OutVec-wide stores along C)--> gmem output
@@ -73,7 +76,12 @@ constexpr int ring_stages(int stage_bytes, int rest_bytes, int limit_bytes) {
   return 2 * stage_bytes + rest_bytes <= limit_bytes ? 2 : 1;
 }
 
-// Everything the kernel and the instance derive from the 12 depthwise parameters.
+// Depth taps of an instance: a 3D depthwise filter is cubic (FilterD = F, docs/depthwise.md, "3D"); 2D has one.
+constexpr int depth_taps(int ndim, int filter) {
+  return ndim == 3 ? filter : 1;
+}
+
+// Everything the kernel and the instance derive from the 12 depthwise parameters and the dimension.
 template <class Traits>
 struct Shape {
   using Target = ArchTraits<Traits::kArch>;  // the arch the instance is built for, and its limits
@@ -98,8 +106,13 @@ struct Shape {
   static constexpr int kQW = ceil_div(kInW, kColStep);         // positions per column residue
   static constexpr int kRowPositions = kColStep * kQW;         // >= kInW
   static constexpr int kWindowW = (kSubW - 1) * kStrideW + kFilter;  // input columns one thread reads per row
-  static constexpr int kInputBytes = align16(kInH * kRowPositions * kChannels * int(sizeof(T)));
-  static constexpr int kWeightBytes = kFilter * kFilter * kChannels * int(sizeof(float));
+  // 3D: a stage holds the FilterD input slices an output slice reads, the weights all FilterD x F x F taps.
+  static constexpr int kNDim = Traits::kNDim, kFilterD = depth_taps(kNDim, kFilter);
+  static constexpr int kSliceBytes = align16(kInH * kRowPositions * kChannels * int(sizeof(T)));
+  static constexpr int kSliceElements = kSliceBytes / int(sizeof(T));
+  static constexpr int kInputBytes = kFilterD * kSliceBytes;
+  static constexpr int kWeightTaps = kFilterD * kFilter * kFilter;
+  static constexpr int kWeightBytes = kWeightTaps * kChannels * int(sizeof(float));
   // Shared memory: [input stage 0][weights][input stage 1]; a block that computes one tile needs only the first
   // two (kSmemBytes, what the configuration must fit), a persistent one all three (kRingSmemBytes).
   static constexpr int kSmemBytes = kInputBytes + kWeightBytes;
@@ -125,13 +138,42 @@ __host__ __device__ __forceinline__ int64_t pixel_offset(const PixelGrid& g, int
   return ((int64_t(n) * g.tensor_h + y * g.dh) * g.tensor_w + x * g.dw) * channels;
 }
 
+// The depth axis, walked at run time (docs/depthwise.md, "3D"): a 3D tensor is N x depth images of the 2D
+// kernels (a grid's image index is n * depth + slice, pixel_offset's n), and slice d of the walked tensor reads,
+// through depth tap z, one slice of the read tensor or none (padding; a stride phase without that tap). 2D is
+// one slice of each and one tap: depth_source is then 0.
+struct DepthMap {
+  int walked, read;  // slices of the tensor whose tiles the kernel walks and of the tensor it stages
+  int stride, pad, dilation;
+  int transposed;  // 0: read = d * stride - pad + z * dilation (fwd X, bwd_weight X); 1: its inverse (bwd_data dY)
+};
+
+// The read slice that tap z of walked slice d reads, or -1 when it reads none. Host too, for
+// tests/kernels/test_dilation_residues.cu.
+__host__ __device__ __forceinline__ int depth_source(const DepthMap& m, int d, int z) {
+  int source = d * m.stride - m.pad + z * m.dilation;
+  if (m.transposed != 0) {
+    const int t = d + m.pad - z * m.dilation;  // = source * stride
+    source = t >= 0 && t % m.stride == 0 ? t / m.stride : -1;
+  }
+  return source >= 0 && source < m.read ? source : -1;
+}
+
+// Bit z set when tap z of walked slice d reads a slice (FilterD <= 32).
+__host__ __device__ __forceinline__ unsigned depth_tap_mask(const DepthMap& m, int d, int taps) {
+  unsigned mask = 0;
+  for (int z = 0; z < taps; ++z) mask |= (depth_source(m, d, z) >= 0 ? 1u : 0u) << z;
+  return mask;
+}
+
 struct Params {
   const void* input;
   const void* weight;
   void* output;
   int C;
   PixelGrid in, out;
-  int tiles_w, tiles_h, slices;  // tiles of one slice: tiles_w * tiles_h * N
+  DepthMap depth;                // walked: output slices, read: input slices
+  int tiles_w, tiles_h, slices;  // tiles of one slice: tiles_w * tiles_h * N * output depth
   int tiles;                     // grid = slices * blocks per slice, slice fastest (neighbours share L2 lines)
 };
 
@@ -242,23 +284,25 @@ __device__ inline void stage_pixels(T* dst, const T* src, const PixelGrid& g, in
   }
 }
 
-// The slice's F x F weights (C, 1, F, F, 1) as fp32: read tap-fastest (contiguous), stored channel-fastest for
-// OutVec-wide reads; zeros past `channels`.
-template <int F, int CB, class T>
+// The slice's Taps = FilterD x F x F weights (C, 1, FilterD, F, F, 1) as fp32: read tap-fastest (contiguous),
+// stored channel-fastest for OutVec-wide reads; zeros past `channels`.
+template <int Taps, int CB, class T>
 __device__ inline void stage_weights(float* s_w, const T* weight, int c0, int channels, int tid, int threads) {
-  for (int i = tid; i < F * F * CB; i += threads) {
-    const int tap = i % (F * F), c = i / (F * F);
+  for (int i = tid; i < Taps * CB; i += threads) {
+    const int tap = i % Taps, c = i / Taps;
     const int gc = c0 + c;
-    s_w[tap * CB + c] = gc < channels ? to_float(weight[int64_t(gc) * F * F + tap]) : 0.f;
+    s_w[tap * CB + c] = gc < channels ? to_float(weight[int64_t(gc) * Taps + tap]) : 0.f;
   }
 }
 
-// A tile of the fwd and bwd_data walks: tile column fastest, then tile row, image.
+// A tile of the fwd and bwd_data walks: tile column fastest, then tile row, walked slice d, image n. `image` is
+// the walked tensor's image index n * depth + d.
 struct TilePlace {
-  int tile_w, tile_h, n;
+  int tile_w, tile_h, image, n, d;
 };
-__device__ inline TilePlace tile_place(int tile, int tiles_w, int tiles_h) {
-  return {tile % tiles_w, tile / tiles_w % tiles_h, tile / tiles_w / tiles_h};
+__device__ inline TilePlace tile_place(int tile, int tiles_w, int tiles_h, int depth) {
+  const int image = tile / tiles_w / tiles_h;
+  return {tile % tiles_w, tile / tiles_w % tiles_h, image, image / depth, image % depth};
 }
 
 // A block's walk over items first, first + step, ... < last through a ring of staged halos: stage(item, buffer)
@@ -288,21 +332,55 @@ __device__ __forceinline__ void pipelined_walk(int64_t first, int64_t last, int6
   }
 }
 
-// One output tile of a fwd block from its staged halo `s_in` and weights `s_w`.
+// Adds one input slice's F x F taps to one output row r of a fwd thread's sub-tile (2D: the only slice).
+// Weight reads are warp broadcasts (every thread of a channel group reads the same address).
 template <class S>
-__device__ __forceinline__ void fwd_tile(const typename S::T* s_in, const float* s_w, const Params& p, int n,
-                                         int oh0, int ow0, int c0, int tid) {
+__device__ __forceinline__ void fwd_row_taps(float (&acc)[S::kSubW][S::kOutVec], const typename S::T* s_slice,
+                                             const float* s_wz, int group, int sx, int sy, int r) {
   using T = typename S::T;
   constexpr int F = S::kFilter, CB = S::kChannels, V = S::kOutVec;
+#pragma unroll
+  for (int fy = 0; fy < F; ++fy) {
+    float w[F][V];
+#pragma unroll
+    for (int fx = 0; fx < F; ++fx)
+#pragma unroll
+      for (int v = 0; v < V; ++v) w[fx][v] = s_wz[(fy * F + fx) * CB + group * V + v];
+    const T* row = s_slice + ((sy * S::kSubH + r) * S::kStrideH + fy) * S::kRowPositions * CB + group * V;
+    // Each input column of the thread's window is read once per filter row and used by every output column
+    // it reaches (register-level reuse along W).
+#pragma unroll
+    for (int k = 0; k < S::kWindowW; ++k) {
+      const int position = (k % S::kColStep) * S::kQW + sx + k / S::kColStep;
+      float xin[V];
+      load_floats<V>(row + position * CB, xin);
+#pragma unroll
+      for (int c = 0; c < S::kSubW; ++c) {
+        const int fx = k - c * S::kStrideW;
+        if (fx >= 0 && fx < F) {
+#pragma unroll
+          for (int v = 0; v < V; ++v) acc[c][v] = fmaf(w[fx][v], xin[v], acc[c][v]);
+        }
+      }
+    }
+  }
+}
+
+// One output tile of a fwd block from its staged halo slices `s_in` and weights `s_w`; `image` is the output's
+// image index, depth tap z computed when bit z of `taps` is set (a slice staged for it; 3D only).
+template <class S>
+__device__ __forceinline__ void fwd_tile(const typename S::T* s_in, const float* s_w, const Params& p, int image,
+                                         unsigned taps, int oh0, int ow0, int c0, int tid) {
+  using T = typename S::T;
+  constexpr int CB = S::kChannels, V = S::kOutVec;
   // Channel group fastest: the NBatch groups of one pixel are contiguous in smem and in the output.
   const int group = tid % S::kNBatch, spatial = tid / S::kNBatch;
   const int sx = spatial % S::kThreadsW, sy = spatial / S::kThreadsW;
   const int gc = c0 + group * V;
   T* out = static_cast<T*>(p.output);
   // One output row of the sub-tile at a time: SubW x OutVec accumulators and one filter row of weights live in
-  // registers. Weight reads are warp broadcasts (every thread of a channel group reads the same address).
-  // The row loop stays rolled: unrolled, the 5x5 / 8-wide sub-tiles exceed nvcc's unroll budget and fall into
-  // local memory.
+  // registers. The row and depth loops stay rolled: unrolled, the 5x5 / 8-wide sub-tiles exceed nvcc's unroll
+  // budget and fall into local memory.
 #pragma unroll 1
   for (int r = 0; r < S::kSubH; ++r) {
     float acc[S::kSubW][V];
@@ -310,29 +388,14 @@ __device__ __forceinline__ void fwd_tile(const typename S::T* s_in, const float*
     for (int c = 0; c < S::kSubW; ++c)
 #pragma unroll
       for (int v = 0; v < V; ++v) acc[c][v] = 0.f;
-#pragma unroll
-    for (int fy = 0; fy < F; ++fy) {
-      float w[F][V];
-#pragma unroll
-      for (int fx = 0; fx < F; ++fx)
-#pragma unroll
-        for (int v = 0; v < V; ++v) w[fx][v] = s_w[(fy * F + fx) * CB + group * V + v];
-      const T* row = s_in + ((sy * S::kSubH + r) * S::kStrideH + fy) * S::kRowPositions * CB + group * V;
-      // Each input column of the thread's window is read once per filter row and used by every output column
-      // it reaches (register-level reuse along W).
-#pragma unroll
-      for (int k = 0; k < S::kWindowW; ++k) {
-        const int position = (k % S::kColStep) * S::kQW + sx + k / S::kColStep;
-        float xin[V];
-        load_floats<V>(row + position * CB, xin);
-#pragma unroll
-        for (int c = 0; c < S::kSubW; ++c) {
-          const int fx = k - c * S::kStrideW;
-          if (fx >= 0 && fx < F) {
-#pragma unroll
-            for (int v = 0; v < V; ++v) acc[c][v] = fmaf(w[fx][v], xin[v], acc[c][v]);
-          }
-        }
+    if constexpr (S::kNDim == 2) {
+      fwd_row_taps<S>(acc, s_in, s_w, group, sx, sy, r);
+    } else {
+#pragma unroll 1
+      for (int fz = 0; fz < S::kFilterD; ++fz) {
+        if ((taps >> fz & 1u) == 0) continue;
+        fwd_row_taps<S>(acc, s_in + fz * S::kSliceElements, s_w + fz * S::kFilter * S::kFilter * CB, group, sx, sy,
+                        r);
       }
     }
     const int oh = oh0 + sy * S::kSubH + r;
@@ -341,17 +404,35 @@ __device__ __forceinline__ void fwd_tile(const typename S::T* s_in, const float*
       for (int c = 0; c < S::kSubW; ++c) {
         const int ow = ow0 + sx * S::kSubW + c;
         if (ow < p.out.width) {
-          store_floats<V>(out + pixel_offset(p.out, n, oh, ow, p.C) + gc, acc[c]);
+          store_floats<V>(out + pixel_offset(p.out, image, oh, ow, p.C) + gc, acc[c]);
         }
       }
     }
   }
 }
 
+// The FilterD slices of a fwd / bwd_data stage: slice z of `dst` gets the read tensor's slice that depth tap z
+// of walked slice t.d reads (DepthMap), through stage_one(dst slice, read image index); taps that read none
+// stage nothing (their compute is skipped).
+template <class S, class StageOne>
+__device__ __forceinline__ void stage_slices(typename S::T* dst, const DepthMap& depth, const TilePlace& t,
+                                             StageOne&& stage_one) {
+  if constexpr (S::kNDim == 2) {
+    stage_one(dst, t.n);
+  } else {
+#pragma unroll 1
+    for (int z = 0; z < S::kFilterD; ++z) {
+      const int source = depth_source(depth, t.d, z);
+      if (source >= 0) stage_one(dst + z * S::kSliceElements, t.n * depth.read + source);
+    }
+  }
+}
+
 // The fwd and bwd_data block: its channel slice's weights once, then its tiles through pipelined_walk. Block b
 // owns slice b % slices and walks tiles b / slices, + blocks per slice, ... (all of them when the launch is not
-// persistent: one each). stage_tile(buffer, n, h0, w0, c0) issues a tile's halo copies into `buffer`;
-// compute_tile(buffer, s_w, n, h0, w0, c0) computes the tile whose origin is (h0, w0) in image n.
+// persistent: one each). stage_tile(buffer, place, h0, w0, c0) issues a tile's halo copies into `buffer`;
+// compute_tile(buffer, s_w, place, h0, w0, c0) computes the tile whose origin is (h0, w0) in walked image
+// place.image (TilePlace).
 template <class S, class P, class StageTile, class ComputeTile>
 __device__ __forceinline__ void walk_tiles(const P& p, const void* weight, StageTile&& stage_tile,
                                            ComputeTile&& compute_tile) {
@@ -361,22 +442,24 @@ __device__ __forceinline__ void walk_tiles(const P& p, const void* weight, Stage
   static_assert(__CUDA_ARCH__ == S::Target::kCudaArch, "compiled for another arch than its traits name (kArch)");
 #endif
   extern __shared__ __align__(16) unsigned char smem[];
-  float* s_w = reinterpret_cast<float*>(smem + S::kWeightOffset);  // (F*F, CB)
+  float* s_w = reinterpret_cast<float*>(smem + S::kWeightOffset);  // (FilterD*F*F, CB)
   const auto buffer_of = [&](int buffer) {                           // a halo stage
     return reinterpret_cast<T*>(smem + (buffer == 0 ? 0 : S::kSecondStageOffset));
   };
   const int c0 = int(blockIdx.x) % p.slices * S::kChannels;
-  stage_weights<S::kFilter, S::kChannels>(s_w, static_cast<const T*>(weight), c0, p.C, int(threadIdx.x), S::kThreads);
-  const auto origin = [&](int64_t tile) { return tile_place(int(tile), p.tiles_w, p.tiles_h); };
+  stage_weights<S::kWeightTaps, S::kChannels>(s_w, static_cast<const T*>(weight), c0, p.C, int(threadIdx.x),
+                                              S::kThreads);
+  const int depth = S::kNDim == 3 ? p.depth.walked : 1;  // 2D: image = n, folded at compile time
+  const auto place = [&](int64_t tile) { return tile_place(int(tile), p.tiles_w, p.tiles_h, depth); };
   pipelined_walk(
       int(blockIdx.x) / p.slices, p.tiles, int(gridDim.x) / p.slices, S::kStages == 2,
       [&](int64_t tile, int buffer) {
-        const TilePlace t = origin(tile);
-        stage_tile(buffer_of(buffer), t.n, t.tile_h * S::kTileH, t.tile_w * S::kTileW, c0);
+        const TilePlace t = place(tile);
+        stage_tile(buffer_of(buffer), t, t.tile_h * S::kTileH, t.tile_w * S::kTileW, c0);
       },
       [&](int64_t tile, int buffer) {
-        const TilePlace t = origin(tile);
-        compute_tile(buffer_of(buffer), s_w, t.n, t.tile_h * S::kTileH, t.tile_w * S::kTileW, c0);
+        const TilePlace t = place(tile);
+        compute_tile(buffer_of(buffer), s_w, t, t.tile_h * S::kTileH, t.tile_w * S::kTileW, c0);
       });
 }
 
@@ -386,13 +469,16 @@ __global__ void __launch_bounds__(Shape<Traits>::kThreads) depthwise_fwd_kernel(
   using T = typename S::T;
   walk_tiles<S>(
       p, p.weight,
-      [&](T* s_in, int n, int oh0, int ow0, int c0) {
-        stage_pixels<S::kInH, S::kInW, S::kChannels, S::kInVec, S::kColStep, S::kQW, S::kRowPositions, S::kThreads>(
-            s_in, static_cast<const T*>(p.input), p.in, n, oh0 * S::kStrideH - S::kPadH, ow0 * S::kStrideW - S::kPadW,
-            p.C, c0, int(threadIdx.x));
+      [&](T* s_in, const TilePlace& t, int oh0, int ow0, int c0) {
+        stage_slices<S>(s_in, p.depth, t, [&](T* slice, int image) {
+          stage_pixels<S::kInH, S::kInW, S::kChannels, S::kInVec, S::kColStep, S::kQW, S::kRowPositions,
+                       S::kThreads>(slice, static_cast<const T*>(p.input), p.in, image, oh0 * S::kStrideH - S::kPadH,
+                                    ow0 * S::kStrideW - S::kPadW, p.C, c0, int(threadIdx.x));
+        });
       },
-      [&](const T* s_in, const float* s_w, int n, int oh0, int ow0, int c0) {
-        fwd_tile<S>(s_in, s_w, p, n, oh0, ow0, c0, int(threadIdx.x));
+      [&](const T* s_in, const float* s_w, const TilePlace& t, int oh0, int ow0, int c0) {
+        const unsigned taps = S::kNDim == 3 ? depth_tap_mask(p.depth, t.d, S::kFilterD) : 1u;
+        fwd_tile<S>(s_in, s_w, p, t.image, taps, oh0, ow0, c0, int(threadIdx.x));
       });
 }
 
