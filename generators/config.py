@@ -222,17 +222,24 @@ class KernelConfig(_FrozenConfig):
 
 
 class DepthwiseConfig(_FrozenConfig):
-    """One depthwise instance (2D, layout ngchw) of any direction (docs/depthwise.md).
+    """One depthwise instance (2D or 3D, layout ngchw) of any direction (docs/depthwise.md).
 
     The 12 fields are CK's ``DepthwiseConfig`` for every direction; what the tile counts depends on it: output
     (dY) pixels for fwd and bwd_weight, dX pixels for bwd_data. ``direction`` defaults to fwd, the only
-    direction CK and the legacy lists have, so a forward configuration reads as it always did. As in CK, no
-    field names a dilation: the kernels run a dilated problem (stride 1 along the dilated axis, left pad
-    dilation x ``pad``) as residue sub-problems at run time (docs/depthwise.md, "Dilation").
+    direction CK and the legacy lists have, and ``ndim_spatial`` to 2, the only dimension they have, so a
+    legacy configuration reads, names and prints as it always did. As in CK, no field names a dilation: the
+    kernels run a dilated problem (stride 1 along the dilated axis, left pad dilation x ``pad``) as residue
+    sub-problems at run time (docs/depthwise.md, "Dilation").
+
+    3D (``ndim_spatial = 3``, docs/depthwise.md "3D"): the filter is cubic, ``filter`` x ``filter`` x
+    ``filter`` (Z = Y = X). The 12 fields keep describing the H x W plane at compile time (tile, sub-tile,
+    stride, pad, vectors); the depth axis is walked at run time, so the depth stride, depth pad and depth
+    dilation are run-time values of the problem (any), not configuration fields.
     """
 
     direction: Direction = Direction.FWD
     dtype: DataType
+    ndim_spatial: Literal[2, 3] = 2
     tile_h: PositiveInt
     tile_w: PositiveInt
     filter: PositiveInt
@@ -245,10 +252,6 @@ class DepthwiseConfig(_FrozenConfig):
     sub_w: PositiveInt
     in_vec: PositiveInt
     out_vec: PositiveInt
-
-    @property
-    def ndim_spatial(self) -> int:
-        return 2
 
     @property
     def layout(self) -> Layout:
@@ -266,7 +269,8 @@ class DepthwiseConfig(_FrozenConfig):
     def name(self) -> str:
         """The canonical depthwise kernel name (``generators.naming``)."""
         return (
-            f"grouped_conv_{self.direction.fragment}_depthwise_{self.dtype.fragment}_{Layout.NGCHW.fragment}_2d"
+            f"grouped_conv_{self.direction.fragment}_depthwise_{self.dtype.fragment}_{Layout.NGCHW.fragment}"
+            f"_{self.ndim_spatial}d"
             f"_{self.tile_h}x{self.tile_w}_f{self.filter}_s{self.stride_h}x{self.stride_w}"
             f"_p{self.pad_h}x{self.pad_w}_nb{self.nbatch}_sub{self.sub_h}x{self.sub_w}"
             f"_vec{self.in_vec}_{self.out_vec}"
@@ -274,11 +278,11 @@ class DepthwiseConfig(_FrozenConfig):
 
     @cached_property
     def instance_string(self) -> str:
-        """The CK depthwise instance string (20 fields; WeiVec = InVec, BlockSize 64) under the direction's
-        kernel token."""
+        """The CK depthwise instance string (20 fields; NDim 2 or 3, WeiVec = InVec, BlockSize 64) under the
+        direction's kernel token."""
         dtype = self.dtype.token
         fields: list[object] = [
-            2,
+            self.ndim_spatial,
             Specialization.DEFAULT.token,
             DEPTHWISE_TOKEN,
             self.in_vec,

@@ -14,7 +14,9 @@ Field lists (comma separated, no spaces; booleans 0/1):
   StrideW,NBatch,SubTileH,SubTileW,InType,WeiType,AccType,OutType. WeiVec is written equal to InVec and
   BlockSize is upstream's fixed 64 (ck_conventions §3, open point decided as upstream does). Upstream has
   depthwise forward only; the backward directions here keep the same 20 fields under their own kernel token
-  (``GroupedConvolutionBackwardDataKernel<2,Default,Depthwise,...>``; docs/depthwise.md).
+  (``GroupedConvolutionBackwardDataKernel<2,Default,Depthwise,...>``; docs/depthwise.md). NDim is 3 for a 3D
+  depthwise instance (cubic filter; FilterH/FilterW and the plane fields as in 2D, the depth axis a run-time
+  walk), everything else unchanged.
 
 An instance string does not carry every configuration field: the epilogue, two_stage, block_per_cu (and for
 depthwise the padding) are absent. ``parse_instance_string`` therefore returns the fields the string has, and
@@ -210,8 +212,8 @@ class ParsedDepthwiseString(BaseModel):
     def to_config(self, *, pad_h: int | None = None, pad_w: int | None = None) -> DepthwiseConfig:
         """The configuration, given the padding the string does not carry (default ``(filter - 1) / 2``)."""
         problems = []
-        if self.ndim_spatial != 2:
-            problems.append(f"NDim {self.ndim_spatial} (accepted: 2)")
+        if self.ndim_spatial not in (2, 3):
+            problems.append(f"NDim {self.ndim_spatial} (accepted: 2, 3)")
         if self.filter_h != self.filter_w:
             problems.append(f"filter {self.filter_h}x{self.filter_w} (accepted: square)")
         if self.wei_vec != self.in_vec:
@@ -229,6 +231,7 @@ class ParsedDepthwiseString(BaseModel):
             return DepthwiseConfig(
                 direction=self.direction,
                 dtype=self.in_type,
+                ndim_spatial=self.ndim_spatial,
                 tile_h=self.tile_h,
                 tile_w=self.tile_w,
                 filter=self.filter_h,

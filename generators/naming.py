@@ -73,7 +73,7 @@ def _depthwise_pattern() -> re.Pattern[str]:
     return re.compile(
         rf"grouped_conv_(?P<direction>{_alternation([d.fragment for d in Direction])})_depthwise"
         rf"_(?P<dtype>{_alternation([t.fragment for t in DataType])})"
-        rf"_{Layout.NGCHW.fragment}_2d_{_INT}x{_INT}_f{_INT}_s{_INT}x{_INT}_p{_NNINT}x{_NNINT}"
+        rf"_{Layout.NGCHW.fragment}_(?P<ndim>[23])d_{_INT}x{_INT}_f{_INT}_s{_INT}x{_INT}_p{_NNINT}x{_NNINT}"
         rf"_nb{_INT}_sub{_INT}x{_INT}_vec{_INT}_{_INT}"
     )
 
@@ -141,12 +141,13 @@ def _parse_depthwise(name: str) -> DepthwiseConfig:
     if match is None:
         raise KernelNameError(
             f"{name!r} is not a depthwise kernel name (grouped_conv_{{fwd|bwd_data|bwd_weight}}_depthwise"
-            "_{dtype}_ngchw_2d_{th}x{tw}_f{filter}_s{sh}x{sw}_p{ph}x{pw}_nb{nbatch}_sub{sh}x{sw}_vec{in}_{out})"
+            "_{dtype}_ngchw_{2|3}d_{th}x{tw}_f{filter}_s{sh}x{sw}_p{ph}x{pw}_nb{nbatch}_sub{sh}x{sw}_vec{in}_{out})"
         )
-    v = [int(x) for x in match.groups()[2:]]
+    v = [int(x) for x in match.groups()[3:]]
     return DepthwiseConfig(
         direction=Direction(match["direction"]),
         dtype=DataType(match["dtype"]),
+        ndim_spatial=int(match["ndim"]),
         tile_h=v[0],
         tile_w=v[1],
         filter=v[2],

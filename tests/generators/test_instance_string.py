@@ -143,6 +143,30 @@ def test_depthwise_backward_strings_round_trip(direction, kernel):
     assert parsed.to_config() == config.replace(pad_h=3, pad_w=3)  # (filter - 1) / 2 by default
 
 
+@pytest.mark.parametrize(
+    ("direction", "kernel"),
+    [
+        ("fwd", "GroupedConvolutionForwardKernel"),
+        ("bwd_data", "GroupedConvolutionBackwardDataKernel"),
+        ("bwd_weight", "GroupedConvolutionBackwardWeightKernel"),
+    ],
+)
+def test_depthwise_3d_strings(direction, kernel):
+    """3D depthwise: the first field (NDim) is 3, the other 19 are the 2D string's; the string parses back to
+    the 3D configuration, and a NDim no depthwise instance has is refused by name."""
+    config = make_depthwise(direction=direction, ndim_spatial=3)
+    flat = make_depthwise(direction=direction)
+    assert flat.instance_string == DEPTHWISE.replace("GroupedConvolutionForwardKernel", kernel)
+    fields = "3,Default,Depthwise,2,2,2,64,8,8,3,3,1,1,8,2,2,fp16,fp16,fp32,fp16"
+    assert config.instance_string == f"{kernel}<{fields}>"
+    assert config.instance_string.split(",", 1)[1] == flat.instance_string.split(",", 1)[1]
+    parsed = parse_instance_string(config.instance_string)
+    assert isinstance(parsed, ParsedDepthwiseString) and parsed.ndim_spatial == 3
+    assert parsed.to_config() == config
+    with pytest.raises(InstanceStringError, match=r"NDim 4 \(accepted: 2, 3\)"):
+        parse_instance_string(config.instance_string.replace("<3,", "<4,")).to_config()
+
+
 def test_trailing_streamk_flag_form():
     parsed = parse_instance_string(BWD_WEIGHT[:-1] + ",0>")
     assert parsed.trailing_streamk_flag and not parsed.streamk_enabled

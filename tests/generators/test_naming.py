@@ -35,6 +35,34 @@ def test_depthwise_backward_names_round_trip(direction):
     assert parse_kernel_name(config.name) != config.replace(direction="fwd")
 
 
+@pytest.mark.parametrize("direction", ["fwd", "bwd_data", "bwd_weight"])
+def test_depthwise_3d_names_round_trip(direction):
+    """3D depthwise names carry ``_3d_`` in the ``{N}d`` place of the grammar and parse back to exactly their
+    configuration: never the 2D one of the same fields, never another direction's."""
+    expected = CK_DEPTHWISE_EXAMPLE.replace("grouped_conv_fwd_", f"grouped_conv_{direction}_").replace(
+        "_ngchw_2d_", "_ngchw_3d_"
+    )
+    assert make_depthwise(direction=direction, ndim_spatial=3).name == expected
+    config = make_depthwise(
+        direction=direction, ndim_spatial=3, dtype="bf16", filter=7, pad_h=3, pad_w=3, stride_h=2, stride_w=2
+    )
+    assert config.name == (
+        f"grouped_conv_{direction}_depthwise_bf16_ngchw_3d_8x8_f7_s2x2_p3x3_nb8_sub2x2_vec2_2"
+    )
+    parsed = parse_kernel_name(config.name)
+    assert parsed == config and parsed.ndim_spatial == 3
+    assert parsed != config.replace(ndim_spatial=2)
+    assert parse_kernel_name(config.replace(ndim_spatial=2).name).ndim_spatial == 2
+
+
+def test_depthwise_ndim_defaults_to_2():
+    """A configuration built without ``ndim_spatial`` (the legacy lists, every 2D rule set) is 2D and names
+    itself as before."""
+    assert make_depthwise().ndim_spatial == 2
+    assert make_depthwise() == make_depthwise(ndim_spatial=2)
+    assert "_ngchw_2d_" in make_depthwise().name
+
+
 @pytest.mark.parametrize(
     ("changes", "suffix"),
     [
@@ -96,7 +124,10 @@ def test_alias_accepted_in_names_but_never_written():
         CK_EXAMPLE.replace("nhwgc_2d", "nhwgc_3d"),  # layout/ndim mismatch
         "grouped_conv_fwd_depthwise_fp16_ngchw_2d_8x8_f3",
         CK_DEPTHWISE_EXAMPLE.replace("_fwd_", "_bwd_"),  # no such direction
-        CK_DEPTHWISE_EXAMPLE.replace("_fwd_", "_bwd_data_").replace("_2d_", "_3d_"),
+        CK_DEPTHWISE_EXAMPLE.replace("_2d_", "_4d_"),  # no such dimension
+        CK_DEPTHWISE_EXAMPLE.replace("_2d_", "_1d_"),
+        CK_DEPTHWISE_EXAMPLE.replace("_ngchw_2d_", "_ngchw_"),
+        CK_DEPTHWISE_EXAMPLE.replace("_ngchw_2d_", "_ngcdhw_3d_"),  # the layout token stays ngchw in 3D
         "",
     ],
 )
@@ -152,3 +183,9 @@ def test_round_trip_over_all_of_full():
             assert names.setdefault(config.name, config) == config  # one name, one configuration
             assert parse_kernel_name(config.name) == config
     assert len(names) > 10_000
+    depthwise_3d = [n for n in names if "_depthwise_" in n and "_ngchw_3d_" in n]
+    assert {n.split("_depthwise_")[0] for n in depthwise_3d} == {
+        "grouped_conv_fwd",
+        "grouped_conv_bwd_data",
+        "grouped_conv_bwd_weight",
+    }
