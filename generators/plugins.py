@@ -84,7 +84,7 @@ PLUGINS: tuple[Mapping[str, str], ...] = (
         family="depthwise",
         config_type="DepthwiseConfig",
         template="depthwise_instance.hpp.j2",
-        description="depthwise forward, 2D NGCHW",
+        description="depthwise forward, 2D and 3D NGCHW",
     ),
     dict(
         name="depthwise_bwd_data",
@@ -92,7 +92,7 @@ PLUGINS: tuple[Mapping[str, str], ...] = (
         family="depthwise",
         config_type="DepthwiseConfig",
         template="depthwise_instance.hpp.j2",
-        description="depthwise backward data, 2D NGCHW (direct, stride phases)",
+        description="depthwise backward data, 2D and 3D NGCHW (direct, stride phases)",
     ),
     dict(
         name="depthwise_bwd_weight",
@@ -100,7 +100,7 @@ PLUGINS: tuple[Mapping[str, str], ...] = (
         family="depthwise",
         config_type="DepthwiseConfig",
         template="depthwise_instance.hpp.j2",
-        description="depthwise backward weight, 2D NGCHW (direct, deterministic two-pass reduction)",
+        description="depthwise backward weight, 2D and 3D NGCHW (direct, deterministic two-pass reduction)",
     ),
 )
 

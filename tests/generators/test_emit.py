@@ -96,6 +96,21 @@ def test_depthwise_and_streamk_headers():
     assert "  static constexpr StreamKReduction kStreamKReduction = StreamKReduction::kLinear;\n" in text
 
 
+@pytest.mark.parametrize("direction", list(Direction))
+def test_depthwise_headers_carry_the_dimension(direction):
+    """The depthwise traits name the dimension (``kNDim``, after ``kDataType``); the C++ side derives the
+    instance string's NDim from it. A 3D header differs from its 2D twin's only there and in the name."""
+    flat = make_depthwise(direction=direction.value)
+    cube = make_depthwise(direction=direction.value, ndim_spatial=3)
+    flat_text = render_direction([flat], direction)[f"kernels/{flat.name}.hpp"]
+    cube_text = render_direction([cube], direction)[f"kernels/{cube.name}.hpp"]
+    data_type = "  static constexpr DataType kDataType = DataType::kFp16;\n"
+    assert f"{data_type}  static constexpr int kNDim = 2;\n" in flat_text
+    assert f"{data_type}  static constexpr int kNDim = 3;\n" in cube_text
+    assert cube_text.count("kNDim") == 1
+    assert cube_text == flat_text.replace(flat.name, cube.name).replace("kNDim = 2;", "kNDim = 3;")
+
+
 def test_units_register_and_expected_list():
     configs = _fwd_configs()
     files = render_direction(configs, Direction.FWD, chunk=2)
