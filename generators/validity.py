@@ -491,9 +491,15 @@ def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
     fwd: the input halo of the block's nbatch x out_vec channels (its row rounded up to a multiple of
     sub_w x stride_w, interleaved columns), then the F x F fp32 weights; bwd_data: the dY halo its dX tile
     reads (row rounded up to a multiple of sub_w / stride_w), then the weights; bwd_weight: the X halo as
-    fwd, the dY tile, then one F x F fp32 partial per warp."""
+    fwd, the dY tile, then one F x F fp32 partial per warp.
+
+    3D (docs/depthwise.md, "3D"): with FD = filter depth slices (FD = 1 in 2D), fwd and bwd_data stage FD
+    halo slices, each the 16-byte aligned 2D one (``kInputBytes = kFilterD * align16(slice)``), and the
+    F x F x F weights (``kWeightBytes = kFilterD * F * F * CB * 4``). bwd_weight is unchanged: a block
+    handles one depth tap, so its shared memory is the 2D one."""
     channels = c.nbatch * c.out_vec
     element = c.dtype.size_bytes
+    depth = c.filter if c.ndim_spatial == 3 else 1
     weights = c.filter * c.filter * channels * ACCUMULATOR_BYTES
     if c.direction is Direction.BWD_DATA:
         halo_h = (
@@ -507,7 +513,8 @@ def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
             + 1
         )
         row_positions = _align(halo_w, c.sub_w // c.stride_w)
-        return _align(halo_h * row_positions * channels * element, SMEM_ALIGN) + weights
+        slice_bytes = _align(halo_h * row_positions * channels * element, SMEM_ALIGN)
+        return depth * slice_bytes + depth * weights
     in_h = (c.tile_h - 1) * c.stride_h + c.filter
     in_w = (c.tile_w - 1) * c.stride_w + c.filter
     row_positions = _align(in_w, c.sub_w * c.stride_w)
@@ -515,7 +522,7 @@ def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
     if c.direction is Direction.BWD_WEIGHT:
         dy_tile = _align(c.tile_h * c.tile_w * channels * element, SMEM_ALIGN)
         return halo + dy_tile + depthwise_threads(c) // WARP_SIZE * weights
-    return halo + weights
+    return depth * halo + depth * weights
 
 
 def _depthwise_vector_width(c: DepthwiseConfig, arch: ArchSpec) -> str | None:

@@ -166,6 +166,42 @@ def test_depthwise_shared_memory_formula():
     assert depthwise_smem_bytes(single) == 208 + 9 * 4
 
 
+def test_depthwise_shared_memory_3d():
+    """3D (cubic filter): fwd and bwd_data stage ``filter`` halo slices, each 16-byte aligned on its own, and
+    F x F x F fp32 weights; bwd_weight keeps its 2D shared memory (one depth tap per block). Hand counts."""
+    # fwd fp16 8x8 f3 s1, 16 channels: 3 slices of a 10 x 10 x 16 x 2-byte halo, 27 taps x 16 x 4.
+    assert depthwise_smem_bytes(make_depthwise(ndim_spatial=3)) == 3 * 3200 + 27 * 64
+    # One channel: each 200-byte slice is padded to 208 (3 x 208 = 624, not align16(600) = 608).
+    single = make_depthwise(ndim_spatial=3, nbatch=1, in_vec=1, out_vec=1)
+    assert depthwise_smem_bytes(single) == 624 + 27 * 4
+    # fwd fp32 16x16 f3 s2, nbatch 4 x vec 4: a 33 x 33 halo, its 33 columns rounded up to 40 (sub_w x
+    # stride_w = 8): 33 x 40 x 16 x 4 = 84480 bytes a slice; 3 slices and 27 x 16 x 4 weights = 255168 bytes,
+    # more than 227 KB.
+    strided = make_depthwise(
+        ndim_spatial=3, dtype="fp32", tile_h=16, tile_w=16, stride_h=2, stride_w=2,
+        nbatch=4, sub_h=2, sub_w=4, in_vec=4, out_vec=4,
+    )  # fmt: skip
+    assert depthwise_smem_bytes(strided) == 3 * 84480 + 27 * 64 == 255168
+    assert validate(strided).rule == "depthwise_shared_memory"
+    assert validate(strided.replace(ndim_spatial=2)).ok  # one slice: 84480 + 9 x 64
+    assert depthwise_smem_bytes(strided.replace(ndim_spatial=2)) == 84480 + 9 * 64
+    # bwd_data fp16 8x16 f5 s2 p2, nbatch 4 x vec 8 = 32 channels, sub 2x4. A dX row i in [0, 8) reads the
+    # dY rows (i + 2 - f) / 2 for the taps f < 5 with i + 2 - f even: from (0 + 2 - 4) / 2 = -1 to
+    # (6 + 2 - 0) / 2 = 4, 6 rows; the 16 columns read -1 .. (14 + 2) / 2 = 8, 10 columns (a multiple of
+    # sub_w / stride_w = 2). 5 slices of 6 x 10 x 32 x 2 = 3840 bytes, then 125 taps x 32 x 4.
+    bwd_data = make_depthwise(
+        direction="bwd_data", ndim_spatial=3, tile_h=8, tile_w=16, filter=5, stride_h=2, stride_w=2,
+        pad_h=2, pad_w=2, nbatch=4, sub_h=2, sub_w=4, in_vec=8, out_vec=8,
+    )  # fmt: skip
+    assert depthwise_smem_bytes(bwd_data) == 5 * 3840 + 125 * 128 == 35200
+    assert depthwise_smem_bytes(bwd_data.replace(ndim_spatial=2)) == 3840 + 25 * 128
+    # bwd_weight fp16 8x8 f3 s1, 16 channels, 128 threads (4 warps): the X halo 10 x 10 x 16 x 2, the dY tile
+    # 8 x 8 x 16 x 2, and one 9 x 16 x 4 partial per warp, in 3D as in 2D.
+    bwd_weight = make_depthwise(direction="bwd_weight", ndim_spatial=3)
+    assert depthwise_smem_bytes(bwd_weight) == 3200 + 2048 + 4 * 576 == 7552
+    assert depthwise_smem_bytes(bwd_weight.replace(ndim_spatial=2)) == 7552
+
+
 def test_register_budget_message_says_why():
     result = validate(make_config(tile_m=256, tile_n=256))
     assert "256 fp32 accumulators per thread" in result.message
