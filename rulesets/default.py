@@ -9,14 +9,20 @@ the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopp
 (``MERGED_GROUP_TILES``), bwd_weight four 16- and 32-row tiles it runs transposed
 (``TRANSPOSED_BWD_WEIGHT_TILES``) and seven for small C/G, six of them merged groups that run the direct
 merged-group kernel where gm x K/G = tile_m (``SMALL_CG_BWD_WEIGHT_TILES``). Every direction adds its
-depthwise direct kernels (2D): filters 3, 5 and 7 (fp32 forward: 3 and 5) x strides 1 and 2 on the shapes of
+depthwise direct kernels. 2D: filters 3, 5 and 7 (fp32 forward: 3 and 5) x strides 1 and 2 on the shapes of
 ``DEFAULT_DEPTHWISE`` (one per direction and dtype, three or four for 16-bit types): six per request for fp32
 (four for fp32 forward), twelve (16-bit fwd), fourteen (16-bit bwd_data) and ten (16-bit bwd_weight) for fp16
-and bf16.
+and bf16. 3D (cubic filter, docs/depthwise.md "3D"): filters 3, 5 and 7 x strides 1 and 2 on the one shape
+of ``DEFAULT_DEPTHWISE_3D`` per direction and dtype, six candidates per request, of which validity keeps
+four (16-bit fwd), two (fp32 fwd), five (fp32 bwd_data) and six (the others).
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
-128x128x64 and larger need 256-384 KB of operand stages; their fp16/bf16 counterparts fit.
+128x128x64 and larger need 256-384 KB of operand stages; their fp16/bf16 counterparts fit;
+``depthwise_shared_memory`` 9 -- 3D depthwise, whose forward and bwd_data stages hold ``filter`` halo slices
+and F x F x F weights: forward 5x5 and 7x7 stride 2 on 8x16 nb4 sub1x4 vec 8 in fp16 and bf16 (2 each),
+fp32 forward on 16x16 nb4 sub2x4 vec 4 at 3x3 and 5x5 stride 2 and 7x7 (4), fp32 bwd_data 7x7 stride 1 on
+that shape (1). They never reach the build (``rulesets.enumerate`` keeps only valid configurations).
 """
 
 from __future__ import annotations
@@ -141,6 +147,24 @@ DEFAULT_DEPTHWISE: dict[tuple[Direction, DataType], tuple[tuple[DepthwiseShape, 
     (Direction.BWD_WEIGHT, DataType.BF16): _BWD_WEIGHT_16BIT,
     (Direction.BWD_WEIGHT, DataType.FP32): ((_VEC4, _ALL_FILTERS),),
 }
+# 3D depthwise (cubic filter; the fields describe the H x W plane, the depth axis is walked at run time;
+# docs/depthwise.md, "3D"), filters 3, 5 and 7 x strides 1 and 2 per shape. The channel slices are smaller
+# than the 2D shapes' (nb4 x vec 8 = 32 channels at most) because a forward or bwd_data stage holds
+# ``filter`` depth slices of the halo and F x F x F fp32 weights: the 2D forward's 8x16 nb4 sub2x4 at 7x7
+# would need 7 slices of its halo. bwd_weight handles one depth tap per block and keeps its 2D shared memory,
+# so its 2D vec-4 shape serves. What does not fit is refused by validity when ``default`` is enumerated
+# (``rulesets.enumerate``), never built, and listed below with its rule.
+DEFAULT_DEPTHWISE_3D: dict[tuple[Direction, DataType], tuple[tuple[DepthwiseShape, tuple[int, ...]], ...]] = {
+    (Direction.FWD, DataType.FP16): ((DepthwiseShape(8, 16, 4, 1, 4, 8), _ALL_FILTERS),),
+    (Direction.FWD, DataType.BF16): ((DepthwiseShape(8, 16, 4, 1, 4, 8), _ALL_FILTERS),),
+    (Direction.FWD, DataType.FP32): ((_VEC4, _ALL_FILTERS),),
+    (Direction.BWD_DATA, DataType.FP16): ((DepthwiseShape(8, 16, 4, 2, 4, 8), _ALL_FILTERS),),
+    (Direction.BWD_DATA, DataType.BF16): ((DepthwiseShape(8, 16, 4, 2, 4, 8), _ALL_FILTERS),),
+    (Direction.BWD_DATA, DataType.FP32): ((_VEC4, _ALL_FILTERS),),
+    (Direction.BWD_WEIGHT, DataType.FP16): ((_VEC4, _ALL_FILTERS),),
+    (Direction.BWD_WEIGHT, DataType.BF16): ((_VEC4, _ALL_FILTERS),),
+    (Direction.BWD_WEIGHT, DataType.FP32): ((_VEC4, _ALL_FILTERS),),
+}
 
 
 def default_configs(
@@ -182,6 +206,6 @@ def default_configs(
                     num_wave_groups=wave_groups,
                     num_groups_to_merge=groups_to_merge,
                 )
-    if ndim == 2:
-        for shape, filters in DEFAULT_DEPTHWISE.get((direction, dtype), ()):
-            yield from depthwise_configs(direction, dtype, filters, (shape,))
+    depthwise = DEFAULT_DEPTHWISE if ndim == 2 else DEFAULT_DEPTHWISE_3D
+    for shape, filters in depthwise.get((direction, dtype), ()):
+        yield from depthwise_configs(direction, dtype, filters, (shape,), ndim=ndim)

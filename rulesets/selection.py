@@ -8,8 +8,9 @@ scheduler) pair present that the picks miss.
 The dtype of each (category, ndim) pick rotates fp16, bf16, fp32 over the pairs in (category, ndim) order
 (the next dtype present when a pair lacks it), and every (dtype, ndim) that the picks miss gets the first
 configuration of its first category; so every direction's ``tiny`` holds all three dtypes in both ndims
-(each of the build's six requests compiles something) and every category of the direction. Counts on
-sm_90a: fwd 10, bwd_data 10, bwd_weight 10.
+(each of the build's six requests compiles something) and every category of the direction. Depthwise has
+both ndims since 3D depthwise exists, so each direction's tiny holds a 2D and a 3D depthwise configuration.
+Counts on sm_90a: fwd 10, bwd_data 10, bwd_weight 12.
 
 Arch rejections of ``full-tests`` on sm_90a: none of its own; it selects from arch-filtered ``full``, so
 its configurations all run, and its ``rejected`` are ``full``'s (listed in ``rulesets.full``).

@@ -262,3 +262,16 @@ DEPTHWISE_BWD_SHAPES = MappingProxyType(
         ),
     }
 )
+
+# 3D (cubic filter; the 12 fields describe the H x W plane, the depth axis is walked at run time): every
+# direction on filters 3, 5 and 7 x strides 1 and 2 (in H and W) x the shapes below. Their channel slices are
+# smaller than the 2D ones because a forward or bwd_data stage holds ``filter`` depth slices of the halo and
+# ``filter`` x F x F weights (``generators.validity.depthwise_smem_bytes``); bwd_weight handles one depth tap
+# per block and keeps the 2D shared memory.
+DEPTHWISE_3D_FILTERS = (3, 5, 7)
+DEPTHWISE_3D_SHAPES = (
+    DepthwiseShape(8, 16, 4, 1, 4, 8),
+    DepthwiseShape(8, 16, 4, 2, 4, 8),
+    DepthwiseShape(16, 16, 4, 2, 4, 4),
+    DepthwiseShape(8, 8, 8, 2, 2, 2),
+)

@@ -182,6 +182,11 @@ def test_sample_exercises_every_term() -> None:
     assert any(smem_bytes(c, ARCH) > ARCH.smem_per_block_bytes for c in gemm)
     assert any(c.out_vec > 1 for c in depthwise) and any(c.sub_w * c.stride_w > 2 for c in depthwise)
     assert {c.direction for c in depthwise} == set(Direction)
+    # 3D depthwise (kFilterD halo slices and F x F x F weights in fwd and bwd_data, bwd_weight's 2D budget)
+    # beside 2D, in every direction, both strides and every filter
+    cube = [c for c in depthwise if c.ndim_spatial == 3]
+    assert {c.direction for c in cube} == set(Direction) and len(cube) < len(depthwise)
+    assert {c.stride_h for c in cube} == {1, 2} and {c.filter for c in cube} == {3, 5, 7}
     assert any(c.direction is Direction.BWD_DATA and c.stride_h > 1 for c in depthwise)
     plans = [hopper_plan(c, ARCH) for c in gemm]
     reasons = {p for p in plans if isinstance(p, str)}
