@@ -5,10 +5,11 @@ one profiler sweep (``--problems --json``), cuDNN's (channels_last, ``cudnn.benc
 allowed for fp32, the better of two rounds' medians of CUDA-event-timed repeats after warm-up, so that one
 outlier round cannot make a ratio; L2 flushed between repeats as the profiler does), their ratio, and the
 geometric mean of the ratio per category (dense; grouped with C/G >= 16; small_cg, grouped with C/G < 16;
-depthwise; 3d: the categories of issues 9 and 10), and per category, dtype and direction, as those issues set
-their targets. Beside our TFLOP/s, our GB/s (each tensor the direction touches moved once: input + weights +
-output) and its fraction of the HBM roofline (ROOFLINE_GBPS), which is what a bandwidth-bound kernel
-(depthwise) is measured by. Prints a Markdown table and writes it (.md), a CSV and a PNG chart.
+depthwise, G = C = K, 2D or 3D; 3d, every other 3D layer: the categories of issues 9 and 10), and per
+category, dtype and direction, as those issues set their targets. Beside our TFLOP/s, our GB/s (each
+tensor the direction touches moved once: input + weights + output) and its fraction of the HBM roofline
+(ROOFLINE_GBPS), which is what a bandwidth-bound kernel (depthwise) is measured by. Prints a Markdown table
+and writes it (.md), a CSV and a PNG chart.
 
 PyTorch is imported only when cuDNN is timed, so this module loads on machines without it.
 
@@ -192,12 +193,13 @@ def achieved_gbps(problem: Problem, dtype: DType, tflops: float) -> float:
 
 
 def category_of(problem: Problem) -> Category:
-    """3d first (whatever its groups), then depthwise (one input channel per group), small_cg (C/G below
-    SMALL_CG), grouped, dense."""
+    """depthwise first (G = C = K > 1: one input and one output channel per group, 2D or 3D; issue 10's
+    category), then 3d (any other 3D layer, whatever its groups; issue 9's), small_cg (C/G below SMALL_CG),
+    grouped, dense."""
+    if problem.G > 1 and problem.C == problem.G and problem.K == problem.G:
+        return "depthwise"
     if problem.ndim == 3:
         return "3d"
-    if problem.G > 1 and problem.C == problem.G:
-        return "depthwise"
     if problem.G > 1:
         return "small_cg" if problem.C // problem.G < SMALL_CG else "grouped"
     return "dense"

@@ -43,20 +43,48 @@ def test_categories_and_flops(cc: ModuleType, tmp_path: Path) -> None:
                 "dense,32,3,64,1,1,224,224,1,7,7,1,2,2,0,3,3,1,1,1",
                 "grouped,8,128,128,32,1,28,28,1,3,3,1,1,1,0,1,1,1,1,1",
                 "dw,8,64,64,64,1,56,56,1,3,3,1,2,2,0,1,1,1,1,1",
-                "c3d,2,32,32,32,4,8,8,3,3,3,1,1,1,1,1,1,1,1,1",
+                "c3d,2,32,32,8,4,8,8,3,3,3,1,1,1,1,1,1,1,1,1",
                 "g16,8,224,224,14,1,28,28,1,3,3,1,1,1,0,1,1,1,1,1",
                 "g15,8,120,120,8,1,28,28,1,3,3,1,1,1,0,1,1,1,1,1",
+                "dw3d,8,48,48,48,16,56,56,3,3,3,1,1,1,1,1,1,1,1,1",
+                "c3d_dense,2,64,64,1,4,8,8,3,3,3,1,1,1,1,1,1,1,1,1",
+                "dw3d_x2,2,32,64,32,4,8,8,3,3,3,1,1,1,1,1,1,1,1,1",
             ],
         )
     )
-    # C/G = 4 and 15 are small_cg (issue 10), C/G = 16 grouped (issue 9); 3D wins over its groups.
-    categories = ["small_cg", "depthwise", "3d", "grouped", "small_cg"]
+    # C/G = 4 and 15 are small_cg (issue 10), C/G = 16 grouped (issue 9). A 3D layer is 3d (issue 9) whatever
+    # its groups, unless it is depthwise (G = C = K): depthwise (issue 10) is decided first, in 2D and 3D. A
+    # channel multiplier (K = 2G) is not depthwise.
+    categories = ["small_cg", "depthwise", "3d", "grouped", "small_cg", "depthwise", "3d", "3d"]
     assert [cc.category_of(p) for p in problems] == ["dense", *categories]
     # stem: 112x112 output, 2*32*64*112*112*3*49 FLOPs.
     assert problems[0].output() == (1, 112, 112)
     assert problems[0].flops() == 2 * 32 * 64 * 112 * 112 * 3 * 49
     assert problems[2].output() == (1, 28, 28)
     assert problems[3].ndim == 3 and problems[3].output() == (4, 8, 8)
+    # 3D depthwise 3x3x3, pad 1: 16x56x56 output, 2*N*K*(Do*Ho*Wo)*(C/G = 1)*27 FLOPs.
+    assert problems[6].ndim == 3 and problems[6].output() == (16, 56, 56)
+    assert problems[6].flops() == 2 * 8 * 48 * 16 * 56 * 56 * 27
+
+
+def test_depthwise_3d_table(cc: ModuleType) -> None:
+    """bench/problems/depthwise_3d.csv (video depthwise layers) loads with both problem readers, and every row
+    is a 3D depthwise problem (G = C = K, category depthwise) with a cubic filter whose fp32 tensors stay
+    below 300 MB."""
+    from generators.problem import load_problems
+
+    path = SCRIPT.parent / "problems" / "depthwise_3d.csv"
+    assert path.read_text().splitlines()[0] == HEADER
+    rows = cc.read_problems(path)
+    assert len(rows) >= 7 and len({p.name for p in rows}) == len(rows)
+    for p in rows:
+        assert p.G == p.C == p.K > 1 and p.ndim == 3, p.name
+        assert p.Z == p.Y == p.X and cc.category_of(p) == "depthwise", p.name
+        assert max(p.tensor_elements().values()) * 4 < 300e6, p.name
+    assert {p.Z for p in rows} == {3, 5, 7} and {p.stride_h for p in rows} == {1, 2}
+    loaded = load_problems(path)
+    assert [p.name for p in loaded] == [p.name for p in rows]
+    assert all(p.ndim_spatial == 3 for p in loaded)
 
 
 def test_bandwidth_counts_each_tensor_once(cc: ModuleType, tmp_path: Path) -> None:
