@@ -3,6 +3,8 @@
 The name round-trips to exactly one configuration (DESIGN decision 4), so it is the key both here and in the
 C++ evaluator (``selection/kernel_traits.hpp`` parses the same grammar). Depthwise kernels map onto the same
 fields: one output tile of ``tile_h x tile_w x nbatch`` pixels is ``tile_m``, the filter window is ``tile_k``.
+A 3D depthwise kernel (``_ngchw_3d_``) has the same traits as its 2D twin: its fields describe the H x W plane
+(``tile_k`` the F x F window of one depth tap) and the problem's features carry the depth.
 """
 
 from __future__ import annotations

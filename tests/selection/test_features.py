@@ -45,6 +45,8 @@ def test_traits_defaults_and_specialization():
 def test_depthwise_traits():
     t = kernel_traits("grouped_conv_fwd_depthwise_fp16_ngchw_2d_8x8_f3_s1x1_p1x1_nb8_sub2x2_vec2_2")
     assert t.depthwise and (t.tile_m, t.tile_n, t.tile_k) == (8 * 8 * 8, 1, 9)
+    # 3D: the fields describe the H x W plane, so the traits are the 2D twin's (the depth is the problem's).
+    assert kernel_traits("grouped_conv_fwd_depthwise_fp16_ngchw_3d_8x8_f3_s1x1_p1x1_nb8_sub2x2_vec2_2") == t
 
 
 @pytest.mark.parametrize("name", ["grouped_conv_fwd_fp16", "not_a_kernel", FWD_128 + "_vec4_8_8"])
