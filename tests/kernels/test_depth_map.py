@@ -18,5 +18,7 @@ def test_depth_taps_equal_the_3d_problem(nvcc: Path, tmp_path: Path) -> None:
     found = re.search(r"problems (\d+) checked (\d+) mismatches (\d+)", output)
     assert found, output[-3000:]
     assert int(found[3]) == 0, output[-3000:]
-    assert int(found[1]) >= 1000  # depths 1-9, strides 1-3, dilations 1-3, pads 0-4 each side, filters 3 and 5
+    assert (
+        int(found[1]) >= 1000
+    )  # depths 1-9, strides 1-3, dilations 1-3, pads 0-4 each side, filters 3 and 5
     assert int(found[2]) > 20_000

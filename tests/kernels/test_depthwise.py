@@ -93,14 +93,16 @@ def test_bwd_weight_workspace(support_lines: dict[str, str]) -> None:
 
 def test_3d_instance_string_and_signature(support_lines: dict[str, str]) -> None:
     """NDim, the instance string's first field, and the signature's ndim come from the traits' kNDim."""
-    assert support_lines["string_g"].startswith("GroupedConvolutionForwardKernel<3,Default,Depthwise,8,8,8,64,8,16,3,3,")
+    assert support_lines["string_g"].startswith(
+        "GroupedConvolutionForwardKernel<3,Default,Depthwise,8,8,8,64,8,16,3,3,"
+    )
     assert support_lines["signature_g"] == "3"
 
 
 def test_3d_bwd_weight_workspace(support_lines: dict[str, str]) -> None:
-    """A 3D chunk holds every depth tap's partials: 2 images x 4 dY slices x 2x2 tiles of 16x16 over 20x20
-    are 32 items; 64 channels are 4 slices of 16, and 3 depth taps per (slice, chunk): up to 4096 / 12 chunks, so
-    32 chunks x 27 taps x 64 channels."""
+    """A 3D chunk holds every depth tap's partials: 2 images x 4 dY slices x 2x2 tiles of 16x16 over
+    20x20 are 32 items; 64 channels are 4 slices of 16, and 3 depth taps per (slice, chunk): up to
+    4096 / 12 chunks, so 32 chunks x 27 taps x 64 channels."""
     assert int(support_lines["h_workspace"]) == 32 * 27 * 64 * 4
 
 

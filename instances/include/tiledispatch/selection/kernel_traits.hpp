@@ -92,7 +92,14 @@ constexpr int kSpecOf[] = {2, 1, 3};
 inline std::optional<KernelTraits> parse_depthwise(NameCursor& c, KernelTraits t) {
   t.depthwise = true;
   const int dtype = c.one_of(kDtypes);
-  if (dtype < 0 || !c.literal("_ngchw_2d_")) return std::nullopt;
+  if (dtype < 0 || !c.literal("_ngchw_")) return std::nullopt;
+  // 3D: the fields below describe the H x W plane, as in 2D (heuristics/kernel_traits.py); the problem's
+  // features carry the depth.
+  if (c.literal("3d_")) {
+    t.ndim_spatial = 3;
+  } else if (!c.literal("2d_")) {
+    return std::nullopt;
+  }
   t.dtype = static_cast<DataType>(dtype);
   const auto th = c.number();
   if (!th || !c.literal("x")) return std::nullopt;
