@@ -267,11 +267,15 @@ DEPTHWISE_BWD_SHAPES = MappingProxyType(
 # direction on filters 3, 5 and 7 x strides 1 and 2 (in H and W) x the shapes below. Their channel slices are
 # smaller than the 2D ones because a forward or bwd_data stage holds ``filter`` depth slices of the halo and
 # ``filter`` x F x F weights (``generators.validity.depthwise_smem_bytes``); bwd_weight handles one depth tap
-# per block and keeps the 2D shared memory.
+# per block and keeps the 2D shared memory. The two 8x16 shapes come in vec 8 and vec 4: vec 4 serves 16-bit
+# channel counts that are multiples of 4 (X3D's 108 has no vec-8 kernel), and in fp32 it stages the same 64
+# bytes per pixel as the 16-bit vec 8.
 DEPTHWISE_3D_FILTERS = (3, 5, 7)
 DEPTHWISE_3D_SHAPES = (
     DepthwiseShape(8, 16, 4, 1, 4, 8),
     DepthwiseShape(8, 16, 4, 2, 4, 8),
+    DepthwiseShape(8, 16, 4, 1, 4, 4),
+    DepthwiseShape(8, 16, 4, 2, 4, 4),
     DepthwiseShape(16, 16, 4, 2, 4, 4),
     DepthwiseShape(8, 8, 8, 2, 2, 2),
 )

@@ -4,9 +4,11 @@ lists exactly as they were before 3D existed."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
 from collections import Counter
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -52,7 +54,7 @@ def test_every_direction_and_dtype_has_3d_depthwise(
 
 @pytest.mark.parametrize(("direction", "dtype"), SIGNATURES, ids=lambda v: v.value)
 def test_full_3d_depthwise_is_the_product_less_its_rejections(direction: Direction, dtype: DataType) -> None:
-    """full: filters 3/5/7 x strides 1/2 x the four 3D shapes = 24 candidates per request, each either kept or
+    """full: filters 3/5/7 x strides 1/2 x the six 3D shapes = 36 candidates per request, each either kept or
     rejected with a depthwise rule (listed in rulesets/full.py's docstring)."""
     kept = {c.name for c in depthwise("full", direction, dtype, 3)}
     rejected = {
@@ -60,7 +62,7 @@ def test_full_3d_depthwise_is_the_product_less_its_rejections(direction: Directi
         for r in result("full", direction, dtype, 3).rejected
         if isinstance(r.config, DepthwiseConfig)
     }
-    assert len(kept) + len(rejected) == 3 * 2 * len(DEPTHWISE_3D_SHAPES) == 24
+    assert len(kept) + len(rejected) == 3 * 2 * len(DEPTHWISE_3D_SHAPES) == 36
     assert set(rejected.values()) <= {
         "depthwise_shared_memory",
         "depthwise_bwd_weight_registers",
@@ -70,18 +72,23 @@ def test_full_3d_depthwise_is_the_product_less_its_rejections(direction: Directi
     assert {c.stride_h for c in depthwise("full", direction, dtype, 3)} == {1, 2}
 
 
-# The default 3D candidates validity refuses (all: the fwd/bwd_data stage of ``filter`` halo slices does not
-# fit 227 KB). They are reported as ``default``'s rejections and never reach the build.
+# The default 3D candidates validity refuses (all: the fwd stage of ``filter`` halo slices does not fit
+# 227 KB = 232448 bytes). By hand from docs/depthwise.md's formula, 3D forward = F x align16(InH x InW' x CB x
+# size) + F x F x F x CB x 4 with InH = 7 x s + F, InW = 15 x s + F rounded up to sub_w x s = 4 s (8x16 tile):
+# vec 8 in 16 bits and vec 4 in fp32 both stage CB x size = 64 bytes a pixel; 3x3 s2: 17 x 40 -> 3 x 43520 +
+# weights (<= 3456) fits; 5x5 s1: 12 x 20 -> 76800 + <= 16000 fits; 7x7 s1: 14 x 24 -> 150528 + <= 43904 fits;
+# 5x5 s2: 19 x 40 -> 5 x 48640 = 243200 alone does not; 7x7 s2: 21 x 40 -> 7 x 53760 = 376320 does not. The
+# 16-bit vec-4 twins (3x3 only) stage 32 bytes a pixel and fit. bwd_data (8x16 sub2x4) reads at most the
+# forward's halo at stride 1 (7x7 fp32 vec 4: 7 x 14 x 24 x 64 + 21952 = 172480) and about half at stride 2,
+# so it keeps all six; bwd_weight keeps its 2D shared memory. They are reported as ``default``'s rejections
+# and never reach the build.
 DEFAULT_3D_DROPPED = {
     "grouped_conv_fwd_depthwise_fp16_ngchw_3d_8x16_f5_s2x2_p2x2_nb4_sub1x4_vec8_8",
     "grouped_conv_fwd_depthwise_fp16_ngchw_3d_8x16_f7_s2x2_p3x3_nb4_sub1x4_vec8_8",
     "grouped_conv_fwd_depthwise_bf16_ngchw_3d_8x16_f5_s2x2_p2x2_nb4_sub1x4_vec8_8",
     "grouped_conv_fwd_depthwise_bf16_ngchw_3d_8x16_f7_s2x2_p3x3_nb4_sub1x4_vec8_8",
-    "grouped_conv_fwd_depthwise_fp32_ngchw_3d_16x16_f3_s2x2_p1x1_nb4_sub2x4_vec4_4",
-    "grouped_conv_fwd_depthwise_fp32_ngchw_3d_16x16_f5_s2x2_p2x2_nb4_sub2x4_vec4_4",
-    "grouped_conv_fwd_depthwise_fp32_ngchw_3d_16x16_f7_s1x1_p3x3_nb4_sub2x4_vec4_4",
-    "grouped_conv_fwd_depthwise_fp32_ngchw_3d_16x16_f7_s2x2_p3x3_nb4_sub2x4_vec4_4",
-    "grouped_conv_bwd_data_depthwise_fp32_ngchw_3d_16x16_f7_s1x1_p3x3_nb4_sub2x4_vec4_4",
+    "grouped_conv_fwd_depthwise_fp32_ngchw_3d_8x16_f5_s2x2_p2x2_nb4_sub1x4_vec4_4",
+    "grouped_conv_fwd_depthwise_fp32_ngchw_3d_8x16_f7_s2x2_p3x3_nb4_sub1x4_vec4_4",
 }
 
 
@@ -91,31 +98,46 @@ def signature(name: str) -> tuple[Direction, DataType]:
     return Direction(direction), DataType(rest.split("_")[0])
 
 
-DEFAULT_3D_SHAPE = {
-    (Direction.FWD, True): DepthwiseShape(8, 16, 4, 1, 4, 8),
-    (Direction.BWD_DATA, True): DepthwiseShape(8, 16, 4, 2, 4, 8),
-    (Direction.BWD_WEIGHT, True): DepthwiseShape(16, 16, 4, 2, 4, 4),
-    (Direction.FWD, False): DepthwiseShape(16, 16, 4, 2, 4, 4),
-    (Direction.BWD_DATA, False): DepthwiseShape(16, 16, 4, 2, 4, 4),
-    (Direction.BWD_WEIGHT, False): DepthwiseShape(16, 16, 4, 2, 4, 4),
+_FWD_8X16 = (DepthwiseShape(8, 16, 4, 1, 4, 8), DepthwiseShape(8, 16, 4, 1, 4, 4))
+_BWD_DATA_8X16 = (DepthwiseShape(8, 16, 4, 2, 4, 8), DepthwiseShape(8, 16, 4, 2, 4, 4))
+_BWD_WEIGHT = DepthwiseShape(16, 16, 4, 2, 4, 4)
+# (shape, filters) per (direction, 16-bit?): 16-bit fwd and bwd_data vec 8 for 3/5/7 and the vec-4 twin for
+# 3x3 (channel counts that are multiples of 4, X3D's 108), fp32 the vec-4 8x16 shape, bwd_weight 16x16 vec 4.
+DEFAULT_3D = {
+    (Direction.FWD, True): ((_FWD_8X16[0], (3, 5, 7)), (_FWD_8X16[1], (3,))),
+    (Direction.BWD_DATA, True): ((_BWD_DATA_8X16[0], (3, 5, 7)), (_BWD_DATA_8X16[1], (3,))),
+    (Direction.BWD_WEIGHT, True): ((_BWD_WEIGHT, (3, 5, 7)),),
+    (Direction.FWD, False): ((_FWD_8X16[1], (3, 5, 7)),),
+    (Direction.BWD_DATA, False): ((_BWD_DATA_8X16[1], (3, 5, 7)),),
+    (Direction.BWD_WEIGHT, False): ((_BWD_WEIGHT, (3, 5, 7)),),
 }
+
+
+def default_3d(direction: Direction, dtype: DataType) -> tuple[tuple[DepthwiseShape, tuple[int, ...]], ...]:
+    return DEFAULT_3D[(direction, dtype is not DataType.FP32)]
+
+
+def candidates(direction: Direction, dtype: DataType) -> int:
+    return sum(2 * len(filters) for _, filters in default_3d(direction, dtype))
 
 
 @pytest.mark.parametrize(("direction", "dtype"), SIGNATURES, ids=lambda v: v.value)
 def test_default_3d_depthwise(direction: Direction, dtype: DataType) -> None:
-    """default at ndim 3: one shape per (direction, dtype) (16-bit fwd 8x16 nb4 sub1x4 vec 8, 16-bit bwd_data
-    8x16 nb4 sub2x4 vec 8, the rest 16x16 nb4 sub2x4 vec 4), filters 3/5/7 x strides 1/2; what validity
-    refuses is exactly DEFAULT_3D_DROPPED, reported with its rule, and a subset of full's 3D depthwise."""
-    shape = DEFAULT_3D_SHAPE[(direction, dtype is not DataType.FP32)]
-    assert DEFAULT_DEPTHWISE_3D[(direction, dtype)] == ((shape, (3, 5, 7)),)
+    """default at ndim 3: 16-bit fwd 8x16 nb4 sub1x4 vec 8 (3/5/7) and vec 4 (3), 16-bit bwd_data 8x16 nb4
+    sub2x4 vec 8 (3/5/7) and vec 4 (3), fp32 fwd and bwd_data those 8x16 shapes at vec 4 (3/5/7), bwd_weight
+    16x16 nb4 sub2x4 vec 4 (3/5/7), each filter at strides 1 and 2; what validity refuses is exactly
+    DEFAULT_3D_DROPPED, reported with its rule, and the kept ones are a subset of full's 3D depthwise."""
+    expected = default_3d(direction, dtype)
+    assert DEFAULT_DEPTHWISE_3D[(direction, dtype)] == expected
     kept = depthwise("default", direction, dtype, 3)
-    assert {shape_of(c) for c in kept} == {shape}
+    assert {(shape_of(c), c.filter) for c in kept} <= {(s, f) for s, filters in expected for f in filters}
+    assert {shape_of(c) for c in kept} == {s for s, _ in expected}
     rejected = {
         r.config.name: r.rule
         for r in result("default", direction, dtype, 3).rejected
         if isinstance(r.config, DepthwiseConfig)
     }
-    assert len(kept) + len(rejected) == 6
+    assert len(kept) + len(rejected) == candidates(direction, dtype)
     assert set(rejected) == {n for n in DEFAULT_3D_DROPPED if signature(n) == (direction, dtype)}
     assert set(rejected.values()) <= {"depthwise_shared_memory"}
     assert {c.name for c in kept} <= {c.name for c in depthwise("full", direction, dtype, 3)}
@@ -124,8 +146,28 @@ def test_default_3d_depthwise(direction: Direction, dtype: DataType) -> None:
 def test_default_3d_keeps_something_everywhere_and_drops_only_the_listed() -> None:
     kept = {(d, t): len(depthwise("default", d, t, 3)) for d, t in SIGNATURES}
     dropped = Counter(signature(n) for n in DEFAULT_3D_DROPPED)
-    assert kept == {s: 6 - dropped[s] for s in SIGNATURES}
-    assert min(kept.values()) == 2  # fp32 fwd: 3x3 and 5x5 at stride 1
+    assert kept == {s: candidates(*s) - dropped[s] for s in SIGNATURES}
+    assert min(kept.values()) == 4  # fp32 fwd: 3x3 at both strides, 5x5 and 7x7 at stride 1
+
+
+PROBLEMS_3D = Path(__file__).resolve().parents[2] / "bench" / "problems" / "depthwise_3d.csv"
+
+
+@pytest.mark.parametrize(("direction", "dtype"), SIGNATURES, ids=lambda v: v.value)
+def test_default_3d_covers_the_video_depthwise_table(direction: Direction, dtype: DataType) -> None:
+    """Every row of bench/problems/depthwise_3d.csv (X3D's 48 to 432 channels, 5x5x5 and 7x7x7 on 28^2) has a
+    default 3D depthwise kernel in every direction and dtype: its filter and (H, W) stride, and a vector that
+    divides C. Before the vec-4 twins the 16-bit fwd and bwd_data kernels were vec 8 only, and C = 108 had
+    none; fp32 forward lost 3x3 stride 2 and 7x7 to shared memory on 16x16 vec 4."""
+    kept = depthwise("default", direction, dtype, 3)
+    with PROBLEMS_3D.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert any(int(row["C"]) % 8 for row in rows)  # the table still holds a channel count off vec 8
+    for row in rows:
+        channels, filt, stride = int(row["C"]), int(row["X"]), int(row["stride_h"])
+        assert int(row["Y"]) == int(row["Z"]) == filt and int(row["stride_w"]) == stride
+        fitting = [c for c in kept if c.filter == filt and c.stride_h == stride]
+        assert any(channels % c.in_vec == 0 and channels % c.out_vec == 0 for c in fitting), row["name"]
 
 
 def _digest(ruleset: str) -> tuple[int, str]:
