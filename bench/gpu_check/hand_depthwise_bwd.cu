@@ -1,8 +1,8 @@
 // Hand-written depthwise backward instances for the GPU check (hand_depthwise_check.cu): 15 bwd_data and 15
 // bwd_weight, filters 3/5/7, strides 1 and 2, pad 2 with a 3x3 filter, vectors 1/2/4/8, nbatch 1/2/4/8,
-// fp16/bf16/fp32, including the shapes of the `full`/`default` rule sets (rulesets/space.py); 3D: 7 bwd_data and
-// 7 bwd_weight (3x3x3 to 7x7x7). Each
-// TD_HAND_DW_BWD line spells the generated traits (with kDirection) for sm_90a.
+// fp16/bf16/fp32, including the shapes of the `full`/`default` rule sets (rulesets/space.py); 3D: 13 bwd_data
+// and 9 bwd_weight (3x3x3 to 7x7x7). Each TD_HAND_DW_BWD line spells the generated traits (with kDirection) for
+// sm_90a.
 #include <memory>
 
 #include "hand_depthwise_traits.hpp"
@@ -77,9 +77,26 @@ TD_HAND_DWW3(dww3_fp16_16x16_f7s1_nb4_sub2x4_v4, kFp16, 16, 16, 7, 1, 1, 3, 3, 4
 TD_HAND_DWW3(dww3_bf16_16x16_f3s1_nb4_sub2x4_v4, kBf16, 16, 16, 3, 1, 1, 1, 1, 4, 2, 4, 4, 4)
 TD_HAND_DWW3(dww3_fp32_16x16_f3s1_nb4_sub2x4_v4, kFp32, 16, 16, 3, 1, 1, 1, 1, 4, 2, 4, 4, 4)
 TD_HAND_DWW3(dww3_fp32_16x16_f5s2_nb4_sub2x4_v4, kFp32, 16, 16, 5, 2, 2, 2, 2, 4, 2, 4, 4, 4)
+// `default`'s 3D shapes after the shape sweep (docs/performance.md, "3D depthwise")
+TD_HAND_DWD3(dwd3_fp16_8x32_f3s1_nb2_sub2x4_v8, kFp16, 8, 32, 3, 1, 1, 1, 1, 2, 2, 4, 8, 8)
+TD_HAND_DWD3(dwd3_fp16_8x32_f3s2_nb2_sub2x4_v8, kFp16, 8, 32, 3, 2, 2, 1, 1, 2, 2, 4, 8, 8)
+TD_HAND_DWD3(dwd3_bf16_8x32_f5s1_nb2_sub2x4_v8, kBf16, 8, 32, 5, 1, 1, 2, 2, 2, 2, 4, 8, 8)
+TD_HAND_DWD3(dwd3_fp16_8x32_f7s1_nb2_sub2x4_v8, kFp16, 8, 32, 7, 1, 1, 3, 3, 2, 2, 4, 8, 8)
+TD_HAND_DWD3(dwd3_fp16_8x16_f3s1_nb4_sub2x4_v4, kFp16, 8, 16, 3, 1, 1, 1, 1, 4, 2, 4, 4, 4)
+TD_HAND_DWD3(dwd3_fp32_8x16_f7s1_nb4_sub2x4_v4, kFp32, 8, 16, 7, 1, 1, 3, 3, 4, 2, 4, 4, 4)
+TD_HAND_DWW3(dww3_fp16_16x16_f3s1_nb4_sub2x4_v8, kFp16, 16, 16, 3, 1, 1, 1, 1, 4, 2, 4, 8, 8)
+TD_HAND_DWW3(dww3_bf16_16x16_f3s2_nb4_sub2x4_v8, kBf16, 16, 16, 3, 2, 2, 1, 1, 4, 2, 4, 8, 8)
 // clang-format on
 
 void add_hand_depthwise_bwd(InstanceList& list) {
+  list.push_back(std::make_unique<dwd3_fp16_8x32_f3s1_nb2_sub2x4_v8>());
+  list.push_back(std::make_unique<dwd3_fp16_8x32_f3s2_nb2_sub2x4_v8>());
+  list.push_back(std::make_unique<dwd3_bf16_8x32_f5s1_nb2_sub2x4_v8>());
+  list.push_back(std::make_unique<dwd3_fp16_8x32_f7s1_nb2_sub2x4_v8>());
+  list.push_back(std::make_unique<dwd3_fp16_8x16_f3s1_nb4_sub2x4_v4>());
+  list.push_back(std::make_unique<dwd3_fp32_8x16_f7s1_nb4_sub2x4_v4>());
+  list.push_back(std::make_unique<dww3_fp16_16x16_f3s1_nb4_sub2x4_v8>());
+  list.push_back(std::make_unique<dww3_bf16_16x16_f3s2_nb4_sub2x4_v8>());
   list.push_back(std::make_unique<dwd3_fp16_8x16_f3s1_nb4_sub2x4_v8>());
   list.push_back(std::make_unique<dwd3_fp16_8x16_f3s2_nb4_sub2x4_v8>());
   list.push_back(std::make_unique<dwd3_fp16_8x16_f5s1_nb4_sub2x4_v8>());

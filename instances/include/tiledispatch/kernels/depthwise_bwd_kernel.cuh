@@ -341,12 +341,14 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
       for (int v = 0; v < V; ++v) acc[fy][fx][v] = 0.f;
 
   const int64_t first = int64_t(chunk) * p.items / p.chunks, last = int64_t(chunk + 1) * p.items / p.chunks;
-  // The X image that item's dY image reads through tap fz (3D), -1 when it reads none: the item adds nothing.
+  // 3D: the X image an item's dY image reads through tap fz, -1 when it reads none (the item adds nothing).
+  // Bit b of `empty` marks the item staged in buffer b as such, for its compute to skip.
   const auto x_image = [&](int64_t item) {
     const TilePlace t = tile_place(int(item), p.tiles_w, p.tiles_h, p.depth.walked);
     const int source = depth_source(p.depth, t.d, fz);
     return source < 0 ? -1 : t.n * p.depth.read + source;
   };
+  unsigned empty = 0;
   pipelined_walk(
       first, last, 1, p.prefetch != 0,
       [&](int64_t item, int buffer) {
@@ -356,6 +358,7 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
         int x_slice = image;
         if constexpr (S::kNDim == 3) {
           x_slice = x_image(item);
+          empty = x_slice < 0 ? empty | 1u << buffer : empty & ~(1u << buffer);
           if (x_slice < 0) return;
         }
         const int oh0 = tile_h * S::kTileH, ow0 = tile_w * S::kTileW;
@@ -365,10 +368,10 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
         stage_pixels<S::kTileH, S::kTileW, CB, S::kInVec, S::kSubW, S::kThreadsW, S::kTileW, S::kLaunchThreads>(
             s_dy(buffer), dy_in, p.dy_grid, image, oh0, ow0, p.C, c0, tid);
       },
-      [&](int64_t item, int buffer) {
+      [&](int64_t /*item*/, int buffer) {
         if (!computes) return;
         if constexpr (S::kNDim == 3) {
-          if (x_image(item) < 0) return;
+          if ((empty >> buffer & 1u) != 0) return;
         }
         const T* x_stage = s_x(buffer);
         const T* dy_stage = s_dy(buffer);
