@@ -13,19 +13,21 @@ depthwise direct kernels. 2D: filters 3, 5 and 7 (fp32 forward: 3 and 5) x strid
 ``DEFAULT_DEPTHWISE`` (one per direction and dtype, three or four for 16-bit types): six per request for fp32
 (four for fp32 forward), twelve (16-bit fwd), fourteen (16-bit bwd_data) and ten (16-bit bwd_weight) for fp16
 and bf16. 3D (cubic filter, docs/depthwise.md "3D"): filters 3, 5 and 7 x strides 1 and 2 on the shapes of
-``DEFAULT_DEPTHWISE_3D``, one per direction and dtype, 8x16 nb4 for fwd (sub1x4) and bwd_data (sub2x4), vec 8
-in 16-bit types and vec 4 in fp32, and 16x16 nb4 sub2x4 vec 4 for bwd_weight; 16-bit fwd and bwd_data add
-the vec-4 twin for 3x3 (channel counts that are multiples of 4). Candidates per request: eight (16-bit fwd
-and bwd_data), six (the others), of which validity keeps six (16-bit fwd), four (fp32 fwd), eight (16-bit
-bwd_data) and six (fp32 bwd_data, every bwd_weight).
+``DEFAULT_DEPTHWISE_3D``: in 16-bit types fwd 8x32 nb2 sub1x4 vec 8 and bwd_data 8x32 nb2 sub2x4 vec 8, each
+with the 8x16 nb4 vec-4 shape of its sub-tile for 3x3 (channel counts that are multiples of 4), and
+bwd_weight 16x16 nb4 sub2x4 vec 8 for 3x3 beside vec 4 for 3/5/7; in fp32 fwd 8x16 nb4 sub1x4 vec 4,
+bwd_data 8x16 nb4 sub2x4 vec 4 and bwd_weight 16x16 nb4 sub2x4 vec 4. Candidates per request: eight (16-bit),
+six (fp32), of which validity keeps seven (16-bit fwd), four (fp32 fwd), eight (16-bit bwd_data and
+bwd_weight) and six (fp32 bwd_data and bwd_weight).
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
 128x128x64 and larger need 256-384 KB of operand stages; their fp16/bf16 counterparts fit;
-``depthwise_shared_memory`` 6 -- 3D depthwise, whose forward and bwd_data stages hold ``filter`` halo slices
-and F x F x F weights: forward 5x5 and 7x7 stride 2 on 8x16 nb4 sub1x4, vec 8 in fp16 and bf16 (253 and 410
-KB) and vec 4 in fp32 (245 and 389 KB), 2 per dtype; every bwd_data candidate fits. They never reach the
-build (``rulesets.enumerate`` keeps only valid configurations).
+``depthwise_shared_memory`` 4 -- 3D depthwise, whose forward and bwd_data stages hold ``filter`` halo slices
+and F x F x F weights: forward 7x7 stride 2 on 8x32 nb2 sub1x4 vec 8 in fp16 and bf16 (352 KB; its 5x5
+stride 2 needs 222 KB and fits), 1 per dtype, and 5x5 and 7x7 stride 2 on 8x16 nb4 sub1x4 vec 4 in fp32 (245
+and 389 KB), 2; every bwd_data candidate fits. They never reach the build (``rulesets.enumerate`` keeps only
+valid configurations).
 """
 
 from __future__ import annotations
@@ -154,22 +156,32 @@ DEFAULT_DEPTHWISE: dict[tuple[Direction, DataType], tuple[tuple[DepthwiseShape, 
 # docs/depthwise.md, "3D"), filters 3, 5 and 7 x strides 1 and 2 per shape. The channel slices are smaller
 # than the 2D shapes' (nb4 x vec 8 = 32 channels at most) because a forward or bwd_data stage holds
 # ``filter`` depth slices of the halo and F x F x F fp32 weights: the 2D forward's 8x16 nb4 sub2x4 at 7x7
-# would need 7 slices of its halo. 16-bit fwd and bwd_data: 8x16 nb4 vec 8 (sub1x4 fwd, sub2x4 bwd_data, a
-# whole number of stride phases) for 3x3, 5x5 and 7x7, and its vec-4 twin for 3x3, so that a channel count
-# that is a multiple of 4 but not of 8 has a kernel (X3D's 3x3x3 layer with C = 108 had none on the H100,
-# fp16). fp32 fwd and bwd_data: the same 8x16 shapes at vec 4, whose 64 bytes per staged pixel equal the
-# 16-bit vec 8's, with half its weight bytes: forward keeps 3x3 at both strides and 5x5 and 7x7 at stride 1
-# (16x16 nb4 sub2x4 vec 4 kept only 3x3 and 5x5 at stride 1), bwd_data all six (16x16 lost 7x7 stride 1).
-# bwd_weight handles one depth tap per block and keeps its 2D shared memory, so its 2D vec-4 shape serves.
-# What does not fit is refused by validity when ``default`` is enumerated (``rulesets.enumerate``), never
-# built, and listed in the module docstring with its rule.
+# would need 7 slices of its halo. 16-bit fwd and bwd_data: 8x32 nb2 vec 8 (sub1x4 fwd, sub2x4 bwd_data, a
+# whole number of stride phases) for 3x3, 5x5 and 7x7, and the 8x16 nb4 vec-4 shape for 3x3, so that a
+# channel count that is a multiple of 4 but not of 8 has a kernel (X3D's 3x3x3 layer with C = 108). 16-bit
+# bwd_weight: 16x16 nb4 sub2x4 vec 8 for 3x3 (the register rule refuses 5x5 and 7x7 at vec 8) beside its
+# vec-4 twin for 3/5/7. The sweep on the H100 (docs/performance.md, "3D depthwise"; fp16, 3x3x3, X3D's
+# N=8 C=216 16x28x28 stride 1 and N=8 C=96 16x56x56 stride 1x2x2, kernel time, us) chose them:
+# fwd 8x32 nb2 sub1x4 vec 8 102.6 / 130.9 against 8x16 nb4 sub1x4 vec 8 118.6 / 131.5, bwd_data 8x32 nb2
+# sub2x4 vec 8 114.6 / 70.5 against 8x16 nb4 sub2x4 vec 8 163.7 / 80.7, bwd_weight vec 8 148.7 / 134.2
+# against vec 4 171.0 / 223.6; the vec-4 8x16 shapes (fwd 122.8, bwd_data 143.9 on the first) stay for
+# C = 108. The sweep measured 3x3x3 only: 8x32 nb2 at 5x5 and 7x7 follows the 3x3 choice unmeasured.
+# fp32 fwd and bwd_data: the 8x16 nb4 shapes at vec 4, whose 64 bytes per staged pixel equal the 16-bit
+# vec 8's, with half its weight bytes: forward keeps 3x3 at both strides and 5x5 and 7x7 at stride 1,
+# bwd_data all six. bwd_weight handles one depth tap per block and keeps its 2D shared memory, so its 2D
+# shapes serve. What does not fit is refused by validity when ``default`` is enumerated
+# (``rulesets.enumerate``), never built, and listed in the module docstring with its rule.
 _FWD_3D_16BIT = (
-    (DepthwiseShape(8, 16, 4, 1, 4, 8), _ALL_FILTERS),
+    (DepthwiseShape(8, 32, 2, 1, 4, 8), _ALL_FILTERS),
     (DepthwiseShape(8, 16, 4, 1, 4, 4), (3,)),
 )
 _BWD_DATA_3D_16BIT = (
-    (DepthwiseShape(8, 16, 4, 2, 4, 8), _ALL_FILTERS),
+    (DepthwiseShape(8, 32, 2, 2, 4, 8), _ALL_FILTERS),
     (DepthwiseShape(8, 16, 4, 2, 4, 4), (3,)),
+)
+_BWD_WEIGHT_3D_16BIT = (
+    (DepthwiseShape(16, 16, 4, 2, 4, 8), (3,)),
+    (_VEC4, _ALL_FILTERS),
 )
 DEFAULT_DEPTHWISE_3D: dict[tuple[Direction, DataType], tuple[tuple[DepthwiseShape, tuple[int, ...]], ...]] = {
     (Direction.FWD, DataType.FP16): _FWD_3D_16BIT,
@@ -178,8 +190,8 @@ DEFAULT_DEPTHWISE_3D: dict[tuple[Direction, DataType], tuple[tuple[DepthwiseShap
     (Direction.BWD_DATA, DataType.FP16): _BWD_DATA_3D_16BIT,
     (Direction.BWD_DATA, DataType.BF16): _BWD_DATA_3D_16BIT,
     (Direction.BWD_DATA, DataType.FP32): ((DepthwiseShape(8, 16, 4, 2, 4, 4), _ALL_FILTERS),),
-    (Direction.BWD_WEIGHT, DataType.FP16): ((_VEC4, _ALL_FILTERS),),
-    (Direction.BWD_WEIGHT, DataType.BF16): ((_VEC4, _ALL_FILTERS),),
+    (Direction.BWD_WEIGHT, DataType.FP16): _BWD_WEIGHT_3D_16BIT,
+    (Direction.BWD_WEIGHT, DataType.BF16): _BWD_WEIGHT_3D_16BIT,
     (Direction.BWD_WEIGHT, DataType.FP32): ((_VEC4, _ALL_FILTERS),),
 }
 

@@ -269,7 +269,10 @@ DEPTHWISE_BWD_SHAPES = MappingProxyType(
 # ``filter`` x F x F weights (``generators.validity.depthwise_smem_bytes``); bwd_weight handles one depth tap
 # per block and keeps the 2D shared memory. The two 8x16 shapes come in vec 8 and vec 4: vec 4 serves 16-bit
 # channel counts that are multiples of 4 (X3D's 108 has no vec-8 kernel), and in fp32 it stages the same 64
-# bytes per pixel as the 16-bit vec 8.
+# bytes per pixel as the 16-bit vec 8. 8x32 nb2 vec 8 (sub1x4, sub2x4) stages 16 channels of a plane twice as
+# wide as the 8x16 nb4 vec-8 shapes' 32 channels, with as many threads and a smaller stage, and 16x16 nb4
+# sub2x4 vec 8 is 2D bwd_weight's 3x3 shape (the register rule refuses 5x5 and 7x7 at vec 8); both measured
+# faster on the H100 (docs/performance.md, "3D depthwise").
 DEPTHWISE_3D_FILTERS = (3, 5, 7)
 DEPTHWISE_3D_SHAPES = (
     DepthwiseShape(8, 16, 4, 1, 4, 8),
@@ -278,4 +281,7 @@ DEPTHWISE_3D_SHAPES = (
     DepthwiseShape(8, 16, 4, 2, 4, 4),
     DepthwiseShape(16, 16, 4, 2, 4, 4),
     DepthwiseShape(8, 8, 8, 2, 2, 2),
+    DepthwiseShape(8, 32, 2, 1, 4, 8),
+    DepthwiseShape(8, 32, 2, 2, 4, 8),
+    DepthwiseShape(16, 16, 4, 2, 4, 8),
 )

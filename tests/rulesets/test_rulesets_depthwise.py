@@ -54,7 +54,7 @@ def test_every_direction_and_dtype_has_3d_depthwise(
 
 @pytest.mark.parametrize(("direction", "dtype"), SIGNATURES, ids=lambda v: v.value)
 def test_full_3d_depthwise_is_the_product_less_its_rejections(direction: Direction, dtype: DataType) -> None:
-    """full: filters 3/5/7 x strides 1/2 x the six 3D shapes = 36 candidates per request, each either kept or
+    """full: filters 3/5/7 x strides 1/2 x the nine 3D shapes = 54 candidates per request, each either kept or
     rejected with a depthwise rule (listed in rulesets/full.py's docstring)."""
     kept = {c.name for c in depthwise("full", direction, dtype, 3)}
     rejected = {
@@ -62,7 +62,7 @@ def test_full_3d_depthwise_is_the_product_less_its_rejections(direction: Directi
         for r in result("full", direction, dtype, 3).rejected
         if isinstance(r.config, DepthwiseConfig)
     }
-    assert len(kept) + len(rejected) == 3 * 2 * len(DEPTHWISE_3D_SHAPES) == 36
+    assert len(kept) + len(rejected) == 3 * 2 * len(DEPTHWISE_3D_SHAPES) == 54
     assert set(rejected.values()) <= {
         "depthwise_shared_memory",
         "depthwise_bwd_weight_registers",
@@ -74,19 +74,23 @@ def test_full_3d_depthwise_is_the_product_less_its_rejections(direction: Directi
 
 # The default 3D candidates validity refuses (all: the fwd stage of ``filter`` halo slices does not fit
 # 227 KB = 232448 bytes). By hand from docs/depthwise.md's formula, 3D forward = F x align16(InH x InW' x CB x
-# size) + F x F x F x CB x 4 with InH = 7 x s + F, InW = 15 x s + F rounded up to sub_w x s = 4 s (8x16 tile):
-# vec 8 in 16 bits and vec 4 in fp32 both stage CB x size = 64 bytes a pixel; 3x3 s2: 17 x 40 -> 3 x 43520 +
-# weights (<= 3456) fits; 5x5 s1: 12 x 20 -> 76800 + <= 16000 fits; 7x7 s1: 14 x 24 -> 150528 + <= 43904 fits;
-# 5x5 s2: 19 x 40 -> 5 x 48640 = 243200 alone does not; 7x7 s2: 21 x 40 -> 7 x 53760 = 376320 does not. The
-# 16-bit vec-4 twins (3x3 only) stage 32 bytes a pixel and fit. bwd_data (8x16 sub2x4) reads at most the
-# forward's halo at stride 1 (7x7 fp32 vec 4: 7 x 14 x 24 x 64 + 21952 = 172480) and about half at stride 2,
-# so it keeps all six; bwd_weight keeps its 2D shared memory. They are reported as ``default``'s rejections
-# and never reach the build.
+# size) + F x F x F x CB x 4 with InH = (tile_h - 1) x s + F, InW = (tile_w - 1) x s + F rounded up to
+# sub_w x s = 4 s, CB = nbatch x vec channels.
+# 16-bit fwd 8x32 nb2 sub1x4 vec 8: CB = 16, 32 bytes a pixel, InH = 7 s + F, InW = 31 s + F; 3x3 s1: 10 x 36
+# -> 3 x 11520 + 1728 = 36288; 3x3 s2: 17 x 72 -> 3 x 39168 + 1728 = 119232; 5x5 s1: 12 x 36 -> 5 x 13824 +
+# 8000 = 77120; 5x5 s2: 19 x 72 -> 5 x 43776 + 8000 = 226880 fits; 7x7 s1: 14 x 40 -> 7 x 17920 + 21952 =
+# 147392; 7x7 s2: 21 x 72 -> 7 x 48384 + 21952 = 360640 does not. The 16-bit 8x16 nb4 vec-4 shapes (3x3
+# only) stage 32 bytes a pixel: 3x3 s2: 17 x 40 -> 3 x 21760 + 1728 = 67008 fits.
+# fp32 fwd 8x16 nb4 sub1x4 vec 4: CB = 16, 64 bytes a pixel, InH = 7 s + F, InW = 15 s + F; 3x3 s2: 17 x 40
+# -> 3 x 43520 + 1728 = 132288 fits; 5x5 s1: 12 x 20 -> 5 x 15360 + 8000 = 84800 fits; 7x7 s1: 14 x 24 -> 7 x
+# 21504 + 21952 = 172480 fits; 5x5 s2: 19 x 40 -> 5 x 48640 + 8000 = 251200 does not; 7x7 s2: 21 x 40 -> 7 x
+# 53760 + 21952 = 398272 does not.
+# bwd_data (8x32 nb2 sub2x4 vec 8, 8x16 nb4 sub2x4 vec 4) reads at most the forward's halo at stride 1 (7x7:
+# 147392 in 16 bits, 172480 in fp32) and about half at stride 2, so it keeps every candidate; bwd_weight keeps
+# its 2D shared memory. They are reported as ``default``'s rejections and never reach the build.
 DEFAULT_3D_DROPPED = {
-    "grouped_conv_fwd_depthwise_fp16_ngchw_3d_8x16_f5_s2x2_p2x2_nb4_sub1x4_vec8_8",
-    "grouped_conv_fwd_depthwise_fp16_ngchw_3d_8x16_f7_s2x2_p3x3_nb4_sub1x4_vec8_8",
-    "grouped_conv_fwd_depthwise_bf16_ngchw_3d_8x16_f5_s2x2_p2x2_nb4_sub1x4_vec8_8",
-    "grouped_conv_fwd_depthwise_bf16_ngchw_3d_8x16_f7_s2x2_p3x3_nb4_sub1x4_vec8_8",
+    "grouped_conv_fwd_depthwise_fp16_ngchw_3d_8x32_f7_s2x2_p3x3_nb2_sub1x4_vec8_8",
+    "grouped_conv_fwd_depthwise_bf16_ngchw_3d_8x32_f7_s2x2_p3x3_nb2_sub1x4_vec8_8",
     "grouped_conv_fwd_depthwise_fp32_ngchw_3d_8x16_f5_s2x2_p2x2_nb4_sub1x4_vec4_4",
     "grouped_conv_fwd_depthwise_fp32_ngchw_3d_8x16_f7_s2x2_p3x3_nb4_sub1x4_vec4_4",
 }
@@ -98,17 +102,21 @@ def signature(name: str) -> tuple[Direction, DataType]:
     return Direction(direction), DataType(rest.split("_")[0])
 
 
-_FWD_8X16 = (DepthwiseShape(8, 16, 4, 1, 4, 8), DepthwiseShape(8, 16, 4, 1, 4, 4))
-_BWD_DATA_8X16 = (DepthwiseShape(8, 16, 4, 2, 4, 8), DepthwiseShape(8, 16, 4, 2, 4, 4))
+_FWD_8X32 = DepthwiseShape(8, 32, 2, 1, 4, 8)
+_BWD_DATA_8X32 = DepthwiseShape(8, 32, 2, 2, 4, 8)
+_FWD_8X16_VEC4 = DepthwiseShape(8, 16, 4, 1, 4, 4)
+_BWD_DATA_8X16_VEC4 = DepthwiseShape(8, 16, 4, 2, 4, 4)
 _BWD_WEIGHT = DepthwiseShape(16, 16, 4, 2, 4, 4)
-# (shape, filters) per (direction, 16-bit?): 16-bit fwd and bwd_data vec 8 for 3/5/7 and the vec-4 twin for
-# 3x3 (channel counts that are multiples of 4, X3D's 108), fp32 the vec-4 8x16 shape, bwd_weight 16x16 vec 4.
+_BWD_WEIGHT_VEC8 = DepthwiseShape(16, 16, 4, 2, 4, 8)
+# (shape, filters) per (direction, 16-bit?): 16-bit fwd and bwd_data 8x32 nb2 vec 8 for 3/5/7 and the 8x16 nb4
+# vec-4 shape for 3x3 (channel counts that are multiples of 4, X3D's 108), 16-bit bwd_weight 16x16 vec 8 for
+# 3x3 beside vec 4 for 3/5/7; fp32 the 8x16 nb4 vec-4 shapes, bwd_weight 16x16 vec 4.
 DEFAULT_3D = {
-    (Direction.FWD, True): ((_FWD_8X16[0], (3, 5, 7)), (_FWD_8X16[1], (3,))),
-    (Direction.BWD_DATA, True): ((_BWD_DATA_8X16[0], (3, 5, 7)), (_BWD_DATA_8X16[1], (3,))),
-    (Direction.BWD_WEIGHT, True): ((_BWD_WEIGHT, (3, 5, 7)),),
-    (Direction.FWD, False): ((_FWD_8X16[1], (3, 5, 7)),),
-    (Direction.BWD_DATA, False): ((_BWD_DATA_8X16[1], (3, 5, 7)),),
+    (Direction.FWD, True): ((_FWD_8X32, (3, 5, 7)), (_FWD_8X16_VEC4, (3,))),
+    (Direction.BWD_DATA, True): ((_BWD_DATA_8X32, (3, 5, 7)), (_BWD_DATA_8X16_VEC4, (3,))),
+    (Direction.BWD_WEIGHT, True): ((_BWD_WEIGHT_VEC8, (3,)), (_BWD_WEIGHT, (3, 5, 7))),
+    (Direction.FWD, False): ((_FWD_8X16_VEC4, (3, 5, 7)),),
+    (Direction.BWD_DATA, False): ((_BWD_DATA_8X16_VEC4, (3, 5, 7)),),
     (Direction.BWD_WEIGHT, False): ((_BWD_WEIGHT, (3, 5, 7)),),
 }
 
@@ -123,9 +131,10 @@ def candidates(direction: Direction, dtype: DataType) -> int:
 
 @pytest.mark.parametrize(("direction", "dtype"), SIGNATURES, ids=lambda v: v.value)
 def test_default_3d_depthwise(direction: Direction, dtype: DataType) -> None:
-    """default at ndim 3: 16-bit fwd 8x16 nb4 sub1x4 vec 8 (3/5/7) and vec 4 (3), 16-bit bwd_data 8x16 nb4
-    sub2x4 vec 8 (3/5/7) and vec 4 (3), fp32 fwd and bwd_data those 8x16 shapes at vec 4 (3/5/7), bwd_weight
-    16x16 nb4 sub2x4 vec 4 (3/5/7), each filter at strides 1 and 2; what validity refuses is exactly
+    """default at ndim 3: 16-bit fwd 8x32 nb2 sub1x4 vec 8 (3/5/7) and 8x16 nb4 sub1x4 vec 4 (3), 16-bit
+    bwd_data 8x32 nb2 sub2x4 vec 8 (3/5/7) and 8x16 nb4 sub2x4 vec 4 (3), 16-bit bwd_weight 16x16 nb4 sub2x4
+    vec 8 (3) and vec 4 (3/5/7), fp32 fwd and bwd_data the 8x16 nb4 vec-4 shapes (3/5/7) and bwd_weight 16x16
+    nb4 sub2x4 vec 4 (3/5/7), each filter at strides 1 and 2; what validity refuses is exactly
     DEFAULT_3D_DROPPED, reported with its rule, and the kept ones are a subset of full's 3D depthwise."""
     expected = default_3d(direction, dtype)
     assert DEFAULT_DEPTHWISE_3D[(direction, dtype)] == expected
