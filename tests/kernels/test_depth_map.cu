@@ -11,6 +11,7 @@
 
 #include "../../bench/gpu_check/battery.hpp"
 #include "../../bench/gpu_check/hand_depthwise_traits.hpp"
+#include "exact_compare.hpp"
 
 using namespace tiledispatch;
 namespace k = tiledispatch::kernels;
@@ -21,24 +22,7 @@ TD_HAND_DW_INSTANCE_ND(fwd5, DepthwiseInstance, kFwd, 3, kFp16, 8, 16, 5, 1, 1, 
 
 namespace {
 
-long long g_checked = 0, g_mismatches = 0;
-
-void compare(const ConvProblem& p, const char* what, const std::vector<int64_t>& got,
-             const std::vector<int64_t>& want) {
-  for (size_t i = 0; i < want.size(); ++i) {
-    ++g_checked;
-    if (got[i] != want[i] && ++g_mismatches <= 10) {
-      std::printf("mismatch %s at %zu: got %lld want %lld (%s)\n", what, i, static_cast<long long>(got[i]),
-                  static_cast<long long>(want[i]), p.to_string().c_str());
-    }
-  }
-}
-
-std::vector<int64_t> data(int64_t count, uint32_t seed) {
-  std::vector<int64_t> v(static_cast<size_t>(count));
-  for (auto& x : v) x = int64_t((seed = seed * 1664525u + 1013904223u) >> 24) % 7 - 3;
-  return v;
-}
+test::ExactTally g_tally;
 
 // One channel and an F x F plane without padding (one output pixel per slice): only the depth axis varies.
 ConvProblem depth_problem(int64_t N, int64_t D, int64_t F, int64_t stride, int64_t dilation, int64_t left,
@@ -51,11 +35,12 @@ ConvProblem depth_problem(int64_t N, int64_t D, int64_t F, int64_t stride, int64
 void check_depth(const ConvProblem& p, const GroupedConvInstance& instance, int F) {
   if (!instance.is_supported(p)) {
     std::printf("refused %s: %s\n", p.to_string().c_str(), instance.is_supported(p).reason.c_str());
-    ++g_mismatches;
+    ++g_tally.mismatches;
     return;
   }
   const int64_t D = p.input[0], Do = p.output()[0], N = p.N;
-  const auto x = data(N * D, 7u), dy = data(N * Do, 11u), w = data(F, 13u);
+  const auto x = test::small_integers(N * D, 7u), dy = test::small_integers(N * Do, 11u);
+  const auto w = test::small_integers(F, 13u);
   // Direct: y[n, d] = sum_z x[n, d*s - pad + z*dil] w[z] over the taps inside [0, D).
   const auto each = [&](auto&& visit) {  // visit(input index, output index, tap)
     for (int64_t n = 0; n < N; ++n)
@@ -100,9 +85,9 @@ void check_depth(const ConvProblem& p, const GroupedConvInstance& instance, int 
       }
     }
   }
-  compare(p, "fwd", y_got, y_want);
-  compare(p, "bwd_data", dx_got, dx_want);
-  compare(p, "bwd_weight", dw_got, dw_want);
+  test::compare_exact(g_tally, p, "fwd", y_got, y_want);
+  test::compare_exact(g_tally, p, "bwd_data", dx_got, dx_want);
+  test::compare_exact(g_tally, p, "bwd_weight", dw_got, dw_want);
 }
 
 }  // namespace
@@ -123,6 +108,6 @@ int main() {
               ++problems;
             }
           }
-  std::printf("problems %d checked %lld mismatches %lld\n", problems, g_checked, g_mismatches);
-  return g_mismatches == 0 ? 0 : 1;
+  std::printf("problems %d checked %lld mismatches %lld\n", problems, g_tally.checked, g_tally.mismatches);
+  return g_tally.mismatches == 0 ? 0 : 1;
 }

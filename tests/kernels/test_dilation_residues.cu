@@ -11,6 +11,7 @@
 
 #include "../../bench/gpu_check/battery.hpp"
 #include "../../bench/gpu_check/hand_depthwise_traits.hpp"
+#include "exact_compare.hpp"
 
 using namespace tiledispatch;
 namespace k = tiledispatch::kernels;
@@ -23,24 +24,7 @@ TD_HAND_DW_INSTANCE(fwd5, DepthwiseInstance, kFwd, kFp16, 8, 16, 5, 1, 1, 2, 2, 
 namespace {
 
 constexpr int64_t kPoison = -999999;
-long long g_checked = 0, g_mismatches = 0;
-
-void compare(const ConvProblem& p, const char* what, const std::vector<int64_t>& got,
-             const std::vector<int64_t>& want) {
-  for (size_t i = 0; i < want.size(); ++i) {
-    ++g_checked;
-    if (got[i] != want[i] && ++g_mismatches <= 10) {
-      std::printf("mismatch %s at %zu: got %lld want %lld (%s)\n", what, i, static_cast<long long>(got[i]),
-                  static_cast<long long>(want[i]), p.to_string().c_str());
-    }
-  }
-}
-
-std::vector<int64_t> data(int64_t count, uint32_t seed) {
-  std::vector<int64_t> v(static_cast<size_t>(count));
-  for (auto& x : v) x = int64_t((seed = seed * 1664525u + 1013904223u) >> 24) % 7 - 3;
-  return v;
-}
+test::ExactTally g_tally;
 
 // Direct dilated depthwise convolution (2D, stride 1): out[n, y, x, c] = sum over taps of
 // in[n, y + dh*fy - pad_h, x + dw*fx - pad_w, c] * w[c, fy, fx]; bwd_data and bwd_weight are its transposes.
@@ -89,12 +73,13 @@ void each_by_residue(const ConvProblem& p, int64_t F, int64_t pad_h, int64_t pad
 void check_residues(const ConvProblem& p, const GroupedConvInstance& instance, int64_t F, int64_t pad) {
   if (!instance.is_supported(p)) {
     std::printf("refused %s: %s\n", p.to_string().c_str(), instance.is_supported(p).reason.c_str());
-    ++g_mismatches;
+    ++g_tally.mismatches;
     return;
   }
   const auto o = p.output();
   const Direct direct{p, F, o[1], o[2]};
-  const auto x = data(p.input_elements(), 7u), dy = data(p.output_elements(), 11u), w = data(p.C * F * F, 13u);
+  const auto x = test::small_integers(p.input_elements(), 7u), dy = test::small_integers(p.output_elements(), 11u);
+  const auto w = test::small_integers(p.C * F * F, 13u);
 
   // fwd: each output element written by exactly one residue (the sum is formed in one place, as a thread does).
   std::vector<int64_t> want(size_t(p.output_elements()), 0), got(want.size(), kPoison);
@@ -114,7 +99,7 @@ void check_residues(const ConvProblem& p, const GroupedConvInstance& instance, i
     sums[size_t(out)] += x[size_t(i)] * w[size_t(t)];
   });
   for (size_t i = 0; i < got.size(); ++i) got[i] = writes[i] == 1 ? sums[i] : kPoison;
-  compare(p, "fwd", got, want);
+  test::compare_exact(g_tally, p, "fwd", got, want);
 
   // bwd_data: dX[i] gathers dY over the same products; every dX element belongs to one residue.
   std::vector<int64_t> dx_want(size_t(p.input_elements()), 0), dx_sums(dx_want.size(), 0);
@@ -135,7 +120,7 @@ void check_residues(const ConvProblem& p, const GroupedConvInstance& instance, i
   });
   std::vector<int64_t> dx_got(dx_want.size());
   for (size_t i = 0; i < dx_got.size(); ++i) dx_got[i] = dx_owner[i] == 1 ? dx_sums[i] : kPoison;
-  compare(p, "bwd_data", dx_got, dx_want);
+  test::compare_exact(g_tally, p, "bwd_data", dx_got, dx_want);
 
   // bwd_weight: the residues' sums added.
   std::vector<int64_t> dw_want(size_t(p.C * F * F), 0), dw_got(dw_want.size(), 0);
@@ -143,7 +128,7 @@ void check_residues(const ConvProblem& p, const GroupedConvInstance& instance, i
   each_by_residue(p, F, pad, pad, [&](int64_t i, int64_t out, int64_t t) {
     dw_got[size_t(t)] += dy[size_t(out)] * x[size_t(i)];
   });
-  compare(p, "bwd_weight", dw_got, dw_want);
+  test::compare_exact(g_tally, p, "bwd_weight", dw_got, dw_want);
 }
 
 // Depthwise, stride 1, dilation dh x dw with the "same" padding dilation x (F - 1) / 2.
@@ -172,6 +157,6 @@ int main() {
         }
   for (int64_t d : {2, 3})
     for (int64_t H : {5, 11}) check_residues(dilated(1, 16, H, H + 4, 5, d, d), i5, 5, 2), ++problems;
-  std::printf("problems %d checked %lld mismatches %lld\n", problems, g_checked, g_mismatches);
-  return g_mismatches == 0 ? 0 : 1;
+  std::printf("problems %d checked %lld mismatches %lld\n", problems, g_tally.checked, g_tally.mismatches);
+  return g_tally.mismatches == 0 ? 0 : 1;
 }
