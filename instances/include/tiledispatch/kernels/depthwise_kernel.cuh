@@ -149,7 +149,7 @@ struct DepthMap {
 };
 
 // The read slice that tap z of walked slice d reads, or -1 when it reads none. Host too, for
-// tests/kernels/test_dilation_residues.cu.
+// tests/kernels/test_depth_map.cu.
 __host__ __device__ __forceinline__ int depth_source(const DepthMap& m, int d, int z) {
   int source = d * m.stride - m.pad + z * m.dilation;
   if (m.transposed != 0) {
