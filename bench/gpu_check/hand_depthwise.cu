@@ -1,6 +1,6 @@
 // Hand-written depthwise forward instances for the GPU check: the legacy `tests` lines (ngchw_depthwise.conf),
 // a selection of the `profiler` lines, 5x5 stride 2 and 7x7 (commented out upstream), every vector width
-// (1, 2, 4, 8), nbatch 1/2/4/8 and fp16/bf16/fp32, and fifteen 3D (3x3x3 to 7x7x7). Each TD_HAND_DW line
+// (1, 2, 4, 8), nbatch 1/2/4/8 and fp16/bf16/fp32, and eighteen 3D (3x3x3 to 7x7x7). Each TD_HAND_DW line
 // spells the traits of docs/architecture.md §2a for a depthwise header, for sm_90a (what run_gpu_check.sh
 // builds).
 #include <memory>
@@ -59,9 +59,16 @@ TD_HAND_DW3(dw3_bf16_8x32_f7s1_nb2_sub1x4_v8, kBf16, 8, 32, 7, 1, 1, 3, 3, 2, 1,
 TD_HAND_DW3(dw3_fp16_8x16_f3s1_nb4_sub1x4_v4, kFp16, 8, 16, 3, 1, 1, 1, 1, 4, 1, 4, 4, 4)
 TD_HAND_DW3(dw3_fp32_8x16_f3s2_nb4_sub1x4_v4, kFp32, 8, 16, 3, 2, 2, 1, 1, 4, 1, 4, 4, 4)
 TD_HAND_DW3(dw3_fp32_8x16_f7s1_nb4_sub1x4_v4, kFp32, 8, 16, 7, 1, 1, 3, 3, 4, 1, 4, 4, 4)
+// 5x5x5 / 7x7x7 at stride 2 on half the channel slice (the 8x16 nb4 and 8x32 nb2 stages exceed 227 KB there)
+TD_HAND_DW3(dw3_fp16_8x16_f7s2_nb2_sub1x4_v8, kFp16, 8, 16, 7, 2, 2, 3, 3, 2, 1, 4, 8, 8)
+TD_HAND_DW3(dw3_fp32_8x16_f5s2_nb2_sub1x4_v4, kFp32, 8, 16, 5, 2, 2, 2, 2, 2, 1, 4, 4, 4)
+TD_HAND_DW3(dw3_fp32_8x16_f7s2_nb2_sub1x4_v4, kFp32, 8, 16, 7, 2, 2, 3, 3, 2, 1, 4, 4, 4)
 // clang-format on
 
 void add_hand_depthwise(InstanceList& list) {
+  list.push_back(std::make_unique<dw3_fp16_8x16_f7s2_nb2_sub1x4_v8>());
+  list.push_back(std::make_unique<dw3_fp32_8x16_f5s2_nb2_sub1x4_v4>());
+  list.push_back(std::make_unique<dw3_fp32_8x16_f7s2_nb2_sub1x4_v4>());
   list.push_back(std::make_unique<dw3_fp16_8x32_f3s1_nb2_sub1x4_v8>());
   list.push_back(std::make_unique<dw3_fp16_8x32_f3s2_nb2_sub1x4_v8>());
   list.push_back(std::make_unique<dw3_fp16_8x32_f5s1_nb2_sub1x4_v8>());

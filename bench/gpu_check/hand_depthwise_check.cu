@@ -122,6 +122,7 @@ std::vector<Entry> depthwise_battery() {
       {"3D 5x5x5 s1 N=2 C=40 odd 6x13x11", depthwise3d(2, 40, 6, 13, 11, 5, 1, 2, 1, 2), false},
       {"3D 5x5x5 s2 N=1 C=32 7x14x13", depthwise3d(1, 32, 7, 14, 13, 5, 2, 2, 2, 2), false},
       {"3D 7x7x7 s1 N=1 C=32 8x15x13", depthwise3d(1, 32, 8, 15, 13, 7, 1, 3, 1, 3), false},
+      {"3D 7x7x7 s2 N=2 C=24 odd 9x17x19", depthwise3d(2, 24, 9, 17, 19, 7, 2, 3, 2, 3), false},
       {"3D not depthwise: C/G=2", check::conv3d(8, 1, 16, 16, 4, 6, 6, 3, 1, 1, 1), false},
       {"large 3x3 s1 N=32 C=32 112x112", depthwise(32, 32, 112, 112, 3, 1, 1), true},
       {"MobileNetV2 3x3 s1 N=32 C=144 56x56", depthwise(32, 144, 56, 56, 3, 1, 1), true},
