@@ -16,9 +16,10 @@ and bf16. 3D (cubic filter, docs/depthwise.md "3D"): filters 3, 5 and 7 x stride
 ``DEFAULT_DEPTHWISE_3D``: in 16-bit types fwd 8x32 nb2 sub1x4 vec 8 and bwd_data 8x32 nb2 sub2x4 vec 8, each
 with the 8x16 nb4 vec-4 shape of its sub-tile for 3x3 (channel counts that are multiples of 4), and
 bwd_weight 16x16 nb4 sub2x4 vec 8 for 3x3 beside vec 4 for 3/5/7; in fp32 fwd 8x16 nb4 sub1x4 vec 4,
-bwd_data 8x16 nb4 sub2x4 vec 4 and bwd_weight 16x16 nb4 sub2x4 vec 4. Candidates per request: eight (16-bit),
-six (fp32), of which validity keeps seven (16-bit fwd), four (fp32 fwd), eight (16-bit bwd_data and
-bwd_weight) and six (fp32 bwd_data and bwd_weight).
+bwd_data 8x16 nb4 sub2x4 vec 4 and bwd_weight 16x16 nb4 sub2x4 vec 4. fwd adds 8x16 nb2 sub1x4, whose halved
+channel slice fits stride 2: vec 8 for 7x7 in 16-bit types, vec 4 for 5x5 and 7x7 in fp32. Candidates per
+request: ten (fwd), eight (16-bit bwd_data and bwd_weight), six (fp32 bwd_data and bwd_weight), of which
+validity keeps nine (16-bit fwd), eight (fp32 fwd) and every other one.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
@@ -26,7 +27,8 @@ Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x
 ``depthwise_shared_memory`` 4 -- 3D depthwise, whose forward and bwd_data stages hold ``filter`` halo slices
 and F x F x F weights: forward 7x7 stride 2 on 8x32 nb2 sub1x4 vec 8 in fp16 and bf16 (352 KB; its 5x5
 stride 2 needs 222 KB and fits), 1 per dtype, and 5x5 and 7x7 stride 2 on 8x16 nb4 sub1x4 vec 4 in fp32 (245
-and 389 KB), 2; every bwd_data candidate fits. They never reach the build (``rulesets.enumerate`` keeps only
+and 389 KB), 2; 8x16 nb2 sub1x4 serves those (205 KB at 16-bit 7x7 stride 2, 123 and 194 KB at fp32 5x5 and
+7x7 stride 2); every bwd_data candidate fits. They never reach the build (``rulesets.enumerate`` keeps only
 valid configurations).
 """
 
@@ -168,12 +170,18 @@ DEFAULT_DEPTHWISE: dict[tuple[Direction, DataType], tuple[tuple[DepthwiseShape, 
 # C = 108. The sweep measured 3x3x3 only: 8x32 nb2 at 5x5 and 7x7 follows the 3x3 choice unmeasured.
 # fp32 fwd and bwd_data: the 8x16 nb4 shapes at vec 4, whose 64 bytes per staged pixel equal the 16-bit
 # vec 8's, with half its weight bytes: forward keeps 3x3 at both strides and 5x5 and 7x7 at stride 1,
-# bwd_data all six. bwd_weight handles one depth tap per block and keeps its 2D shared memory, so its 2D
-# shapes serve. What does not fit is refused by validity when ``default`` is enumerated
+# bwd_data all six. Forward at stride 2 with the larger filters (16-bit 7x7 on 8x32 nb2, fp32 5x5 and 7x7 on
+# 8x16 nb4) needs more than 227 KB; 8x16 nb2 sub1x4 stages 32 bytes a pixel (16 channels at 16-bit vec 8, 8 at
+# fp32 vec 4) of an 8x16 plane (a 7x7 stride-2 slice of 21 x 40 x 32 bytes against 8x32 nb2's 21 x 72 x 32
+# and 8x16 nb4 fp32's 21 x 40 x 64) and fits: vec 8 for 16-bit 7x7 (210112 bytes at stride 2),
+# vec 4 for fp32 5x5 and 7x7 (125600 and 199136). Unmeasured; their stride-1 twins duplicate coverage (the
+# profiler takes the best). bwd_weight handles one depth tap per block and keeps its 2D shared memory, so its
+# 2D shapes serve. What does not fit is refused by validity when ``default`` is enumerated
 # (``rulesets.enumerate``), never built, and listed in the module docstring with its rule.
 _FWD_3D_16BIT = (
     (DepthwiseShape(8, 32, 2, 1, 4, 8), _ALL_FILTERS),
     (DepthwiseShape(8, 16, 4, 1, 4, 4), (3,)),
+    (DepthwiseShape(8, 16, 2, 1, 4, 8), (7,)),
 )
 _BWD_DATA_3D_16BIT = (
     (DepthwiseShape(8, 32, 2, 2, 4, 8), _ALL_FILTERS),
@@ -186,7 +194,10 @@ _BWD_WEIGHT_3D_16BIT = (
 DEFAULT_DEPTHWISE_3D: dict[tuple[Direction, DataType], tuple[tuple[DepthwiseShape, tuple[int, ...]], ...]] = {
     (Direction.FWD, DataType.FP16): _FWD_3D_16BIT,
     (Direction.FWD, DataType.BF16): _FWD_3D_16BIT,
-    (Direction.FWD, DataType.FP32): ((DepthwiseShape(8, 16, 4, 1, 4, 4), _ALL_FILTERS),),
+    (Direction.FWD, DataType.FP32): (
+        (DepthwiseShape(8, 16, 4, 1, 4, 4), _ALL_FILTERS),
+        (DepthwiseShape(8, 16, 2, 1, 4, 4), (5, 7)),
+    ),
     (Direction.BWD_DATA, DataType.FP16): _BWD_DATA_3D_16BIT,
     (Direction.BWD_DATA, DataType.BF16): _BWD_DATA_3D_16BIT,
     (Direction.BWD_DATA, DataType.FP32): ((DepthwiseShape(8, 16, 4, 2, 4, 4), _ALL_FILTERS),),

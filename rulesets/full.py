@@ -8,8 +8,8 @@ meets every wave strategy that yields a warp tile, and around that core
 - every feature family (split image, merged groups, two-stage, explicit GEMM, stream-K) on its own tiles;
 - depthwise 2D: fwd 20 parameter sets, filters 3 and 5 x strides 1 and 2 x five tiles; bwd_data and
   bwd_weight 30 each, filters 3, 5 and 7 x strides 1 and 2 x five shapes of their own (``space``);
-- depthwise 3D (cubic filter; docs/depthwise.md, "3D"): every direction 54, filters 3, 5 and 7 x strides 1
-  and 2 (in H and W; the depth stride is a run-time value) x the nine ``space.DEPTHWISE_3D_SHAPES``, whose
+- depthwise 3D (cubic filter; docs/depthwise.md, "3D"): every direction 66, filters 3, 5 and 7 x strides 1
+  and 2 (in H and W; the depth stride is a run-time value) x the eleven ``space.DEPTHWISE_3D_SHAPES``, whose
   channel slices are smaller than 2D's because a forward or bwd_data stage holds ``filter`` depth slices.
 Varying one axis at a time around the core keeps ``full`` enumerable in well under the 2 s budget while every
 tile, wave strategy, pipeline, specialisation, vector strategy and family value occurs.
@@ -31,21 +31,23 @@ whole tile): AMD's accumulator registers hold them, sm_90a's 255 registers per t
 operand fragments; ``tile_divisible`` 848 -- the SPLIT_MK wave strategy (wave_k 2) on tiles whose
 tile_k equals the warp tile's K (8, 16, 32), which must be a multiple of wave_k x warp_tile_k;
 ``shared_memory`` 246 -- fp32 K-64 tiles with tile_m + tile_n >= 256 on the 4-stage mem and comp_async
-pipelines, beyond sm_90a's 227 KB per block; ``depthwise_shared_memory`` 65 -- 2D: fp32 forward vec 8 on
+pipelines, beyond sm_90a's 227 KB per block; ``depthwise_shared_memory`` 67 -- 2D: fp32 forward vec 8 on
 the 32x32 tile (a 64-channel halo of 262-356 KB), 4; 3D, whose fwd and bwd_data stages hold ``filter``
-halo slices and F x F x F weights, 61: forward in fp16 and bf16 11 each (5x5 and 7x7 stride 2 on the 8x16
+halo slices and F x F x F weights, 63: forward in fp16 and bf16 11 each (5x5 and 7x7 stride 2 on the 8x16
 nb4 vec-8 shapes, 7x7 stride 2 on the 8x32 nb2 vec-8 shapes, whose 5x5 stride 2 fits at 222 KB, and on
-16x16 vec 4, 16x16 vec 8 but 3x3 and 5x5 stride 1; the 8x16 vec-4 shapes fit, at most 205 KB), in fp32 30
-(every 8x16 nb4 and 8x32 nb2 vec-8 one and 16x16 vec 4 but 3x3 and 5x5 stride 1, 16x16 vec 8 but 3x3
-stride 1, 8x16 vec 4 5x5 and 7x7 stride 2, 8x8 7x7 stride 2), bwd_data 7x7 stride 1 on 16x16 vec 8 in fp16
-and bf16 (1 each) and in fp32 7 (7x7 stride 1 on 16x16 vec 4 and vec 8 and the 8x16 nb4 and 8x32 nb2 vec-8
-shapes, 16x16 vec 8 5x5 stride 1; at stride 2 a dX tile reads about half the dY halo and fits; the 8x16
-vec-4 shapes fit); ``depthwise_bwd_weight_registers`` 84 -- bwd_weight 5x5 and 7x7 on the vec-8 shapes (200
-or 392 fp32 accumulators per thread), fp32's since its vec 8 runs as two 16-byte accesses, as the implicit
-GEMM's 32-byte vectors do: 2D 24, 3D 60 (its five vec-8 shapes, 8x16 nb4 sub1x4 and sub2x4, 8x32 nb2 sub1x4
-and sub2x4, 16x16 nb4 sub2x4, 20 per dtype; vec 4 at 7x7, 196, fits); ``depthwise_bwd_data_phases`` 27 --
-3D bwd_data on the sub1x4 shapes (8x16 nb4 vec 8 and vec 4, 8x32 nb2 vec 8) at stride 2 (3 filters x 3
-shapes per dtype), whose one-row sub-tile is not a whole number of stride phases.
+16x16 vec 4, 16x16 vec 8 but 3x3 and 5x5 stride 1; the 8x16 nb4 vec-4 and 8x16 nb2 shapes fit, at most 205
+KB), in fp32 32 (every 8x16 nb4 and 8x32 nb2 vec-8 one and 16x16 vec 4 but 3x3 and 5x5 stride 1, 16x16 vec
+8 but 3x3 stride 1, 8x16 nb4 vec 4 and 8x16 nb2 vec 8 5x5 and 7x7 stride 2, 8x8 7x7 stride 2; 8x16 nb2 vec
+4 fits, at most 194 KB), bwd_data 7x7 stride 1 on 16x16 vec 8 in fp16 and bf16 (1 each) and in fp32 7 (7x7
+stride 1 on 16x16 vec 4 and vec 8 and the 8x16 nb4 and 8x32 nb2 vec-8 shapes, 16x16 vec 8 5x5 stride 1; at
+stride 2 a dX tile reads about half the dY halo and fits; the 8x16 nb4 vec-4 and 8x16 nb2 shapes fit);
+``depthwise_bwd_weight_registers`` 96 -- bwd_weight 5x5 and 7x7 on the vec-8 shapes (200 or 392 fp32
+accumulators per thread), fp32's since its vec 8 runs as two 16-byte accesses, as the implicit GEMM's
+32-byte vectors do: 2D 24, 3D 72 (its six vec-8 shapes, 8x16 nb4 sub1x4 and sub2x4, 8x32 nb2 sub1x4 and
+sub2x4, 16x16 nb4 sub2x4, 8x16 nb2 sub1x4, 24 per dtype; vec 4 at 7x7, 196, fits);
+``depthwise_bwd_data_phases`` 45 -- 3D bwd_data on the sub1x4 shapes (8x16 nb4 vec 8 and vec 4, 8x32 nb2
+vec 8, 8x16 nb2 vec 8 and vec 4) at stride 2 (3 filters x 5 shapes per dtype), whose one-row sub-tile is
+not a whole number of stride phases.
 """
 
 from __future__ import annotations

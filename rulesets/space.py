@@ -272,7 +272,9 @@ DEPTHWISE_BWD_SHAPES = MappingProxyType(
 # bytes per pixel as the 16-bit vec 8. 8x32 nb2 vec 8 (sub1x4, sub2x4) stages 16 channels of a plane twice as
 # wide as the 8x16 nb4 vec-8 shapes' 32 channels, with as many threads and a smaller stage, and 16x16 nb4
 # sub2x4 vec 8 is 2D bwd_weight's 3x3 shape (the register rule refuses 5x5 and 7x7 at vec 8); both measured
-# faster on the H100 (docs/performance.md, "3D depthwise").
+# faster on the H100 (docs/performance.md, "3D depthwise"). 8x16 nb2 sub1x4 (vec 8 and vec 4) halves the
+# 8x16 nb4 sub1x4 channel slice, so that a forward stage fits at 7x7 stride 2 (16-bit vec 8, fp32 vec 4)
+# and fp32 5x5 stride 2 (vec 4).
 DEPTHWISE_3D_FILTERS = (3, 5, 7)
 DEPTHWISE_3D_SHAPES = (
     DepthwiseShape(8, 16, 4, 1, 4, 8),
@@ -284,4 +286,6 @@ DEPTHWISE_3D_SHAPES = (
     DepthwiseShape(8, 32, 2, 1, 4, 8),
     DepthwiseShape(8, 32, 2, 2, 4, 8),
     DepthwiseShape(16, 16, 4, 2, 4, 8),
+    DepthwiseShape(8, 16, 2, 1, 4, 8),
+    DepthwiseShape(8, 16, 2, 1, 4, 4),
 )

@@ -54,15 +54,15 @@ def test_every_direction_and_dtype_has_3d_depthwise(
 
 @pytest.mark.parametrize(("direction", "dtype"), SIGNATURES, ids=lambda v: v.value)
 def test_full_3d_depthwise_is_the_product_less_its_rejections(direction: Direction, dtype: DataType) -> None:
-    """full: filters 3/5/7 x strides 1/2 x the nine 3D shapes = 54 candidates per request, each either kept or
-    rejected with a depthwise rule (listed in rulesets/full.py's docstring)."""
+    """full: filters 3/5/7 x strides 1/2 x the eleven 3D shapes = 66 candidates per request, each either kept
+    or rejected with a depthwise rule (listed in rulesets/full.py's docstring)."""
     kept = {c.name for c in depthwise("full", direction, dtype, 3)}
     rejected = {
         r.config.name: r.rule
         for r in result("full", direction, dtype, 3).rejected
         if isinstance(r.config, DepthwiseConfig)
     }
-    assert len(kept) + len(rejected) == 3 * 2 * len(DEPTHWISE_3D_SHAPES) == 54
+    assert len(kept) + len(rejected) == 3 * 2 * len(DEPTHWISE_3D_SHAPES) == 66
     assert set(rejected.values()) <= {
         "depthwise_shared_memory",
         "depthwise_bwd_weight_registers",
@@ -81,10 +81,16 @@ def test_full_3d_depthwise_is_the_product_less_its_rejections(direction: Directi
 # 8000 = 77120; 5x5 s2: 19 x 72 -> 5 x 43776 + 8000 = 226880 fits; 7x7 s1: 14 x 40 -> 7 x 17920 + 21952 =
 # 147392; 7x7 s2: 21 x 72 -> 7 x 48384 + 21952 = 360640 does not. The 16-bit 8x16 nb4 vec-4 shapes (3x3
 # only) stage 32 bytes a pixel: 3x3 s2: 17 x 40 -> 3 x 21760 + 1728 = 67008 fits.
+# 16-bit fwd 8x16 nb2 sub1x4 vec 8 (7x7 only): CB = 16, 32 bytes a pixel, InH = 7 s + F, InW = 15 s + F; 7x7
+# s1: 14 x 24 -> 7 x 10752 + 21952 = 97216; 7x7 s2: 21 x 40 -> 7 x 26880 + 21952 = 210112 fits.
 # fp32 fwd 8x16 nb4 sub1x4 vec 4: CB = 16, 64 bytes a pixel, InH = 7 s + F, InW = 15 s + F; 3x3 s2: 17 x 40
 # -> 3 x 43520 + 1728 = 132288 fits; 5x5 s1: 12 x 20 -> 5 x 15360 + 8000 = 84800 fits; 7x7 s1: 14 x 24 -> 7 x
 # 21504 + 21952 = 172480 fits; 5x5 s2: 19 x 40 -> 5 x 48640 + 8000 = 251200 does not; 7x7 s2: 21 x 40 -> 7 x
 # 53760 + 21952 = 398272 does not.
+# fp32 fwd 8x16 nb2 sub1x4 vec 4 (5x5, 7x7): CB = 8, 32 bytes a pixel, weights F x F x F x 32; 5x5 s1: 12 x 20
+# -> 5 x 7680 + 4000 = 42400; 5x5 s2: 19 x 40 -> 5 x 24320 + 4000 = 125600 fits; 7x7 s1: 14 x 24 -> 7 x 10752
+# + 10976 = 86240; 7x7 s2: 21 x 40 -> 7 x 26880 + 10976 = 199136 fits. So every forward filter x stride keeps
+# a kernel in every dtype, and the dropped ones below are served by 8x16 nb2.
 # bwd_data (8x32 nb2 sub2x4 vec 8, 8x16 nb4 sub2x4 vec 4) reads at most the forward's halo at stride 1 (7x7:
 # 147392 in 16 bits, 172480 in fp32) and about half at stride 2, so it keeps every candidate; bwd_weight keeps
 # its 2D shared memory. They are reported as ``default``'s rejections and never reach the build.
@@ -108,14 +114,17 @@ _FWD_8X16_VEC4 = DepthwiseShape(8, 16, 4, 1, 4, 4)
 _BWD_DATA_8X16_VEC4 = DepthwiseShape(8, 16, 4, 2, 4, 4)
 _BWD_WEIGHT = DepthwiseShape(16, 16, 4, 2, 4, 4)
 _BWD_WEIGHT_VEC8 = DepthwiseShape(16, 16, 4, 2, 4, 8)
+_FWD_8X16_NB2_VEC8 = DepthwiseShape(8, 16, 2, 1, 4, 8)
+_FWD_8X16_NB2_VEC4 = DepthwiseShape(8, 16, 2, 1, 4, 4)
 # (shape, filters) per (direction, 16-bit?): 16-bit fwd and bwd_data 8x32 nb2 vec 8 for 3/5/7 and the 8x16 nb4
 # vec-4 shape for 3x3 (channel counts that are multiples of 4, X3D's 108), 16-bit bwd_weight 16x16 vec 8 for
-# 3x3 beside vec 4 for 3/5/7; fp32 the 8x16 nb4 vec-4 shapes, bwd_weight 16x16 vec 4.
+# 3x3 beside vec 4 for 3/5/7; fp32 the 8x16 nb4 vec-4 shapes, bwd_weight 16x16 vec 4; fwd adds 8x16 nb2
+# sub1x4, vec 8 for 16-bit 7x7 and vec 4 for fp32 5x5 and 7x7 (their stride 2 fits only there).
 DEFAULT_3D = {
-    (Direction.FWD, True): ((_FWD_8X32, (3, 5, 7)), (_FWD_8X16_VEC4, (3,))),
+    (Direction.FWD, True): ((_FWD_8X32, (3, 5, 7)), (_FWD_8X16_VEC4, (3,)), (_FWD_8X16_NB2_VEC8, (7,))),
     (Direction.BWD_DATA, True): ((_BWD_DATA_8X32, (3, 5, 7)), (_BWD_DATA_8X16_VEC4, (3,))),
     (Direction.BWD_WEIGHT, True): ((_BWD_WEIGHT_VEC8, (3,)), (_BWD_WEIGHT, (3, 5, 7))),
-    (Direction.FWD, False): ((_FWD_8X16_VEC4, (3, 5, 7)),),
+    (Direction.FWD, False): ((_FWD_8X16_VEC4, (3, 5, 7)), (_FWD_8X16_NB2_VEC4, (5, 7))),
     (Direction.BWD_DATA, False): ((_BWD_DATA_8X16_VEC4, (3, 5, 7)),),
     (Direction.BWD_WEIGHT, False): ((_BWD_WEIGHT, (3, 5, 7)),),
 }
@@ -131,10 +140,11 @@ def candidates(direction: Direction, dtype: DataType) -> int:
 
 @pytest.mark.parametrize(("direction", "dtype"), SIGNATURES, ids=lambda v: v.value)
 def test_default_3d_depthwise(direction: Direction, dtype: DataType) -> None:
-    """default at ndim 3: 16-bit fwd 8x32 nb2 sub1x4 vec 8 (3/5/7) and 8x16 nb4 sub1x4 vec 4 (3), 16-bit
-    bwd_data 8x32 nb2 sub2x4 vec 8 (3/5/7) and 8x16 nb4 sub2x4 vec 4 (3), 16-bit bwd_weight 16x16 nb4 sub2x4
-    vec 8 (3) and vec 4 (3/5/7), fp32 fwd and bwd_data the 8x16 nb4 vec-4 shapes (3/5/7) and bwd_weight 16x16
-    nb4 sub2x4 vec 4 (3/5/7), each filter at strides 1 and 2; what validity refuses is exactly
+    """default at ndim 3: 16-bit fwd 8x32 nb2 sub1x4 vec 8 (3/5/7), 8x16 nb4 sub1x4 vec 4 (3) and 8x16 nb2
+    sub1x4 vec 8 (7), 16-bit bwd_data 8x32 nb2 sub2x4 vec 8 (3/5/7) and 8x16 nb4 sub2x4 vec 4 (3), 16-bit
+    bwd_weight 16x16 nb4 sub2x4 vec 8 (3) and vec 4 (3/5/7), fp32 fwd and bwd_data the 8x16 nb4 vec-4 shapes
+    (3/5/7), fp32 fwd also 8x16 nb2 sub1x4 vec 4 (5/7), and bwd_weight 16x16 nb4 sub2x4 vec 4 (3/5/7), each
+    filter at strides 1 and 2; what validity refuses is exactly
     DEFAULT_3D_DROPPED, reported with its rule, and the kept ones are a subset of full's 3D depthwise."""
     expected = default_3d(direction, dtype)
     assert DEFAULT_DEPTHWISE_3D[(direction, dtype)] == expected
@@ -156,7 +166,16 @@ def test_default_3d_keeps_something_everywhere_and_drops_only_the_listed() -> No
     kept = {(d, t): len(depthwise("default", d, t, 3)) for d, t in SIGNATURES}
     dropped = Counter(signature(n) for n in DEFAULT_3D_DROPPED)
     assert kept == {s: candidates(*s) - dropped[s] for s in SIGNATURES}
-    assert min(kept.values()) == 4  # fp32 fwd: 3x3 at both strides, 5x5 and 7x7 at stride 1
+    assert min(kept.values()) == 6  # fp32 bwd_data and bwd_weight: all six (filter, stride) candidates
+
+
+@pytest.mark.parametrize(("direction", "dtype"), SIGNATURES, ids=lambda v: v.value)
+def test_default_3d_has_every_filter_and_stride(direction: Direction, dtype: DataType) -> None:
+    """default at ndim 3 holds a depthwise configuration for every filter 3/5/7 x stride 1/2 in every
+    direction and dtype. Forward 7x7 stride 2 (every dtype) and fp32 5x5 stride 2 had none before 8x16 nb2
+    sub1x4: every other forward shape's stage of ``filter`` halo slices exceeds 227 KB there."""
+    kept = depthwise("default", direction, dtype, 3)
+    assert {(c.filter, c.stride_h) for c in kept} == {(f, s) for f in (3, 5, 7) for s in (1, 2)}
 
 
 PROBLEMS_3D = Path(__file__).resolve().parents[2] / "bench" / "problems" / "depthwise_3d.csv"
