@@ -63,18 +63,15 @@ class DepthwiseBwdDataInstance : public GroupedConvInstance {
       params.dx = kernels::element_at<T>(args.input, dx.origin);
       params.C = int(p.C), params.dy_grid = dy.grid, params.dx_grid = dx.grid;
       params.depth = kernels::depth_map(p, true);
-      params.tiles_h = int(ceil(dx.grid.height, S::kTileH)), params.tiles_w = int(ceil(dx.grid.width, S::kTileW));
-      params.slices = int(ceil(p.C, S::kChannels));
-      params.tiles = int(p.N * p.input[0] * params.tiles_h * params.tiles_w);
+      kernels::set_tile_walk<S>(params, dx.grid, p.N * p.input[0], p.C);
       return kernels::launch_tiles<S>(kernels::depthwise::depthwise_bwd_data_kernel<Traits>, params, args.stream);
     };
     return kernels::for_each_residue(p, {o[1], o[2]}, {p.input[1], p.input[2]}, launch);
   }
 
  private:
-  static int64_t ceil(int64_t a, int64_t b) { return (a + b - 1) / b; }
   static int64_t blocks(const ConvProblem& p) {
-    return p.N * p.input[0] * ceil(p.input[1], S::kTileH) * ceil(p.input[2], S::kTileW) * ceil(p.C, S::kChannels);
+    return kernels::tile_count<S>(p.N * p.input[0], p.input[1], p.input[2]) * kernels::channel_slices<S>(p.C);
   }
 };
 
@@ -95,7 +92,7 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
     if (Support s = kernels::depthwise_problem_support<Traits, S>(p); !s) return s;
     // The kernel places an item (tile) with int arithmetic; the undilated walk has the most items.
     const auto o = p.output();
-    const int64_t items = p.N * o[0] * ((o[1] + S::kTileH - 1) / S::kTileH) * ((o[2] + S::kTileW - 1) / S::kTileW);
+    const int64_t items = kernels::tile_count<S>(p.N * o[0], o[1], o[2]);
     if (items > INT_MAX) return Support::no(std::to_string(items) + " dY tiles exceed 2^31-1");
     return Support::yes();
   }
@@ -175,7 +172,7 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
   struct Plan {
     int64_t tiles_h, tiles_w, slices, items, max_chunks;
   };
-  static int64_t padded_c(const ConvProblem& p) { return (p.C + S::kChannels - 1) / S::kChannels * S::kChannels; }
+  static int64_t padded_c(const ConvProblem& p) { return kernels::channel_slices<S>(p.C) * S::kChannels; }
   // launch(X grid, dY grid) for each residue with dY pixels: the blocks walk dY tiles.
   template <class Launch>
   static cudaError_t for_each_dy_residue(const ConvProblem& p, Launch&& launch) {
@@ -188,8 +185,8 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
     Plan plan{};
     plan.tiles_h = (dy.grid.height + S::kTileH - 1) / S::kTileH;
     plan.tiles_w = (dy.grid.width + S::kTileW - 1) / S::kTileW;
-    plan.slices = (p.C + S::kChannels - 1) / S::kChannels;
-    plan.items = p.N * p.output()[0] * plan.tiles_h * plan.tiles_w;
+    plan.slices = kernels::channel_slices<S>(p.C);
+    plan.items = kernels::tile_count<S>(p.N * p.output()[0], dy.grid.height, dy.grid.width);
     const int64_t per_slice =
         std::max<int64_t>(1, kernels::depthwise::kBwdWeightMaxBlocks / (plan.slices * S::kFilterD));
     plan.max_chunks = std::min(plan.items, per_slice);

@@ -341,13 +341,8 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
       for (int v = 0; v < V; ++v) acc[fy][fx][v] = 0.f;
 
   const int64_t first = int64_t(chunk) * p.items / p.chunks, last = int64_t(chunk + 1) * p.items / p.chunks;
-  // 3D: the X image an item's dY image reads through tap fz, -1 when it reads none (the item adds nothing).
-  // Bit b of `empty` marks the item staged in buffer b as such, for its compute to skip.
-  const auto x_image = [&](int64_t item) {
-    const TilePlace t = tile_place(int(item), p.tiles_w, p.tiles_h, p.depth.walked);
-    const int source = depth_source(p.depth, t.d, fz);
-    return source < 0 ? -1 : t.n * p.depth.read + source;
-  };
+  // 3D: bit b of `empty` marks the item staged in buffer b as one whose depth tap fz reads no X slice (it adds
+  // nothing), for its compute to skip.
   unsigned empty = 0;
   pipelined_walk(
       first, last, 1, p.prefetch != 0,
@@ -357,9 +352,10 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
         const int image = int(item / p.tiles_w / p.tiles_h);  // of dY: n (2D), n * depth + d (3D)
         int x_slice = image;
         if constexpr (S::kNDim == 3) {
-          x_slice = x_image(item);
-          empty = x_slice < 0 ? empty | 1u << buffer : empty & ~(1u << buffer);
-          if (x_slice < 0) return;
+          const int source = depth_source(p.depth, image % p.depth.walked, fz);
+          empty = source < 0 ? empty | 1u << buffer : empty & ~(1u << buffer);
+          if (source < 0) return;
+          x_slice = image / p.depth.walked * p.depth.read + source;
         }
         const int oh0 = tile_h * S::kTileH, ow0 = tile_w * S::kTileW;
         stage_pixels<S::kInH, S::kInW, CB, S::kInVec, S::kColStep, S::kQW, S::kRowPositions, S::kLaunchThreads>(

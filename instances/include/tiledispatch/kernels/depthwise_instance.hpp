@@ -142,6 +142,26 @@ inline depthwise::DepthMap depth_map(const ConvProblem& p, bool walks_input) {
   return m;
 }
 
+// Tiles of S over `images` images (N x depth) of height x width pixels: what a fwd / bwd_data launch walks per
+// channel slice and a bwd_weight launch splits into chunks.
+template <class S>
+int64_t tile_count(int64_t images, int64_t height, int64_t width) {
+  return images * ((height + S::kTileH - 1) / S::kTileH) * ((width + S::kTileW - 1) / S::kTileW);
+}
+template <class S>
+int64_t channel_slices(int64_t channels) {
+  return (channels + S::kChannels - 1) / S::kChannels;
+}
+
+// A fwd / bwd_data launch's walk over the `walked` grid of each of its `images` images (launch_tiles).
+template <class S, class P>
+void set_tile_walk(P& params, const depthwise::PixelGrid& walked, int64_t images, int64_t channels) {
+  params.tiles_h = depthwise::ceil_div(walked.height, S::kTileH);
+  params.tiles_w = depthwise::ceil_div(walked.width, S::kTileW);
+  params.slices = int(channel_slices<S>(channels));
+  params.tiles = int(tile_count<S>(images, walked.height, walked.width));
+}
+
 template <class T>
 const T* element_at(const void* base, int64_t offset) {
   return static_cast<const T*>(base) + offset;
@@ -268,10 +288,7 @@ class DepthwiseInstance : public GroupedConvInstance {
       params.output = kernels::element_at<T>(args.output, out.origin);
       params.C = int(p.C), params.in = in.grid, params.out = out.grid;
       params.depth = kernels::depth_map(p, false);
-      params.tiles_h = (out.grid.height + S::kTileH - 1) / S::kTileH;
-      params.tiles_w = (out.grid.width + S::kTileW - 1) / S::kTileW;
-      params.slices = int((p.C + S::kChannels - 1) / S::kChannels);
-      params.tiles = int(p.N * o[0] * params.tiles_h * params.tiles_w);
+      kernels::set_tile_walk<S>(params, out.grid, p.N * o[0], p.C);
       return kernels::launch_tiles<S>(kernels::depthwise::depthwise_fwd_kernel<Traits>, params, args.stream);
     };
     return kernels::for_each_residue(p, {p.input[1], p.input[2]}, {o[1], o[2]}, launch);
@@ -281,8 +298,7 @@ class DepthwiseInstance : public GroupedConvInstance {
   static int64_t blocks(const ConvProblem& p) {
     using S = kernels::depthwise::Shape<Traits>;
     const auto o = p.output();
-    return p.N * o[0] * ((o[1] + S::kTileH - 1) / S::kTileH) * ((o[2] + S::kTileW - 1) / S::kTileW) *
-           ((p.C + S::kChannels - 1) / S::kChannels);
+    return kernels::tile_count<S>(p.N * o[0], o[1], o[2]) * kernels::channel_slices<S>(p.C);
   }
 };
 
