@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "tiledispatch/kernels/dependent_launch.hpp"
 #include "tiledispatch/kernels/depthwise_bwd_kernel.cuh"
 #include "tiledispatch/kernels/depthwise_instance.hpp"
 #include "tiledispatch/runtime/check.hpp"
@@ -160,12 +161,11 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
       chunks += residue_chunks;
       return cudaGetLastError();
     }));
-    const dim3 grid(unsigned((p.C + 31) / 32), unsigned(S::kWeightTaps));
-    kernels::depthwise::depthwise_bwd_weight_reduce_kernel<T, S::kWeightTaps>
-        <<<grid, dim3(32, kernels::depthwise::kReduceLanes), 0, args.stream>>>(
-            static_cast<const float*>(args.workspace), static_cast<T*>(args.weight), int(p.C), int(padded_c(p)),
-            int(chunks));
-    return cudaGetLastError();
+    return kernels::launch_dependent(&kernels::depthwise::depthwise_bwd_weight_reduce_kernel<T, S::kWeightTaps>,
+                                     dim3(unsigned((p.C + 31) / 32), unsigned(S::kWeightTaps)),
+                                     dim3(32, kernels::depthwise::kReduceLanes), 0, args.stream,
+                                     static_cast<const float*>(args.workspace), static_cast<T*>(args.weight),
+                                     int(p.C), int(padded_c(p)), int(chunks));
   }
 
  private:

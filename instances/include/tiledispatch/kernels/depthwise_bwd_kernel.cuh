@@ -432,6 +432,7 @@ template <class T, int Taps>
 __global__ void __launch_bounds__(32 * kReduceLanes)
     depthwise_bwd_weight_reduce_kernel(const float* partials, T* dw, int C, int padded_c, int chunks) {
   __shared__ float lanes[kReduceLanes][33];
+  asm volatile("griddepcontrol.wait;" ::: "memory");  // launched dependent on the kernel writing the chunks
   const int c = int(blockIdx.x) * 32 + int(threadIdx.x);
   const int tap = int(blockIdx.y);
   float sum = 0.f;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tiledispatch/kernels/dependent_launch.hpp"
 #include "tiledispatch/kernels/fixed_string.hpp"
 #include "tiledispatch/kernels/group_pairing.cuh"
 #include "tiledispatch/kernels/implicit_gemm_config.hpp"
@@ -20,6 +21,7 @@
 #include "tiledispatch/kernels/instance_string.hpp"
 #include "tiledispatch/kernels/merged_group_bwd_weight.cuh"
 #include "tiledispatch/kernels/sm90/kernel.cuh"
+#include "tiledispatch/kernels/split_k_reduce.cuh"
 #include "tiledispatch/kernels/stride_phases.cuh"
 #include "tiledispatch/runtime/check.hpp"
 #include "tiledispatch/runtime/instance.hpp"
@@ -389,12 +391,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   // The weight gradient from the k_batch fp32 slices in the workspace, summed in a fixed order.
   static cudaError_t reduce_splits(const ConvProblem& p, const ConvArgs& args) {
     using Element = typename Config::ElementGlobal;
-    const int64_t count = p.weight_elements();
-    const int64_t threads = count % 4 == 0 ? count / 4 : count;  // enough for four a thread, or one
-    const int blocks = int(std::min<int64_t>(ceil_div(threads, int64_t(256)), 65535));
-    kernels::reduce_partials_kernel<Element><<<blocks, 256, 0, args.stream>>>(
-        static_cast<const float*>(args.workspace), static_cast<Element*>(args.weight), count, args.k_batch);
-    return cudaGetLastError();
+    return kernels::launch_reduce_partials(static_cast<const float*>(args.workspace),
+                                           static_cast<Element*>(args.weight), p.weight_elements(), args.k_batch,
+                                           args.stream);
   }
 
   cudaError_t run_merged_direct(const ConvProblem& p, const ConvArgs& args,
@@ -548,17 +547,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       kernel<<<ctas, Sm90::kThreads, smem, stream>>>(sm90);
       return cudaGetLastError();
     }
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(ctas);
-    config.blockDim = dim3(Sm90::kThreads);
-    config.dynamicSmemBytes = size_t(smem);
-    config.stream = stream;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, kernel, sm90);
+    return kernels::launch_dependent(kernel, dim3(ctas), dim3(Sm90::kThreads), size_t(smem), stream, sm90);
   }
 
   // The TMA tensor maps of the operands TMA can move for this problem (sm90/tma.hpp): plain strided boxes

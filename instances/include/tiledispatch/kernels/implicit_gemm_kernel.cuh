@@ -539,37 +539,4 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kBlockPerCu)
   gemm_tile<Cfg>(params, smem_raw, work);
 }
 
-// fp32 workspace slices -> output element type (two-stage and split-K backward weight): element i is the sum
-// of slices 0, 1, ..., slices-1 in that order, so the result is bit-identical from run to run. Four elements a
-// thread where the count allows (16-byte loads, several slices in flight): at 1-5 MB of slices the scalar
-// loop was bound by load latency (0.7-1.2 TB/s).
-template <class Element>
-__global__ void reduce_partials_kernel(const float* __restrict__ partial, Element* __restrict__ out, int64_t count,
-                                       int slices) {
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  struct alignas(4 * sizeof(Element)) Quad {
-    Element v[4];
-  };
-  if (count % 4 == 0 && reinterpret_cast<uintptr_t>(partial) % sizeof(float4) == 0 &&
-      reinterpret_cast<uintptr_t>(out) % sizeof(Quad) == 0) {
-    const int64_t quads = count / 4;
-    const float4* slices4 = reinterpret_cast<const float4*>(partial);
-    for (int64_t q = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; q < quads; q += stride) {
-      float4 sum = slices4[q];
-#pragma unroll 4
-      for (int s = 1; s < slices; ++s) {
-        const float4 v = slices4[int64_t(s) * quads + q];
-        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
-      }
-      reinterpret_cast<Quad*>(out)[q] = Quad{{Element(sum.x), Element(sum.y), Element(sum.z), Element(sum.w)}};
-    }
-    return;
-  }
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-    float sum = partial[i];
-    for (int s = 1; s < slices; ++s) sum += partial[int64_t(s) * count + i];
-    out[i] = Element(sum);
-  }
-}
-
 }  // namespace tiledispatch::kernels
