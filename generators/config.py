@@ -228,8 +228,9 @@ class DepthwiseConfig(_FrozenConfig):
     (dY) pixels for fwd and bwd_weight, dX pixels for bwd_data. ``direction`` defaults to fwd, the only
     direction CK and the legacy lists have, and ``ndim_spatial`` to 2, the only dimension they have, so a
     legacy configuration reads, names and prints as it always did. As in CK, no field names a dilation: the
-    kernels run a dilated problem (stride 1 along the dilated axis, left pad dilation x ``pad``) as residue
-    sub-problems at run time (docs/depthwise.md, "Dilation").
+    kernels run a dilated problem (stride 1, or a stride that divides the dilation, along the dilated axis;
+    left pad dilation x ``pad``) as stride-1 residue sub-problems at run time (docs/depthwise.md,
+    "Dilation").
 
     3D (``ndim_spatial = 3``, docs/depthwise.md "3D"): the filter is cubic, ``filter`` x ``filter`` x
     ``filter`` (Z = Y = X). The 12 fields keep describing the H x W plane at compile time (tile, sub-tile,

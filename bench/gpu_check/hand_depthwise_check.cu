@@ -1,9 +1,9 @@
 // Depthwise GPU check and bandwidth, all three directions: every hand depthwise instance (hand_depthwise.cu,
 // hand_depthwise_bwd.cu) against the reference (reference/device.cuh) on a depthwise battery (3x3/5x5/7x7,
-// strides 1 and 2, dilations 2 to 4 (run as residue sub-problems), odd sizes, N = 1, channel tails, padding
-// beyond the filter radius, asymmetric right padding, large layers). The tensor a direction writes is poisoned
-// (NaN) before every run, and so is a bwd_weight instance's workspace; bwd_weight runs twice and the two results
-// must be bit-identical. Then each supported instance is timed on the large layers: median of 10 runs, each after
+// strides 1 and 2, dilations 2 to 4 (run as residue sub-problems, at stride 1 or 2), odd sizes, N = 1, channel
+// tails, padding beyond the filter radius, asymmetric right padding, large layers). The tensor a direction
+// writes is poisoned (NaN) before every run, and so is a bwd_weight instance's workspace; bwd_weight runs twice
+// and the two results must be bit-identical. Then each supported instance is timed on the large layers: median of 10 runs, each after
 // an L2 flush, GB/s = ConvProblem::bytes (input + weight + output once) / time.
 //
 //   hand_depthwise_check [--no-timing] [--no-large]   (--no-large: skip the large layers, e.g. under memcheck)
@@ -80,6 +80,12 @@ std::vector<Entry> depthwise_battery() {
   dilated_right.right_pad = {0, 0, 0};
   ConvProblem dilated3d = depthwise3d(1, 16, 7, 9, 11, 3, 1, 2, 1, 2);  // dilation 2 on every axis
   dilated3d.dilation = {2, 2, 2};
+  ConvProblem s2_dilated3d = depthwise3d(2, 24, 9, 12, 13, 3, 2, 2, 2, 2, 2);  // stride 2, dilation 2, every axis
+  s2_dilated3d.dilation = {2, 2, 2};
+  ConvProblem s2_dilated_h = depthwise(2, 16, 15, 13, 3, 1, 1);  // stride 2 x 1, dilation 2 x 1
+  s2_dilated_h.stride = {1, 2, 1};
+  s2_dilated_h.dilation = {1, 2, 1};
+  s2_dilated_h.left_pad = s2_dilated_h.right_pad = {0, 2, 1};
   ConvProblem asymmetric3d = depthwise3d(2, 24, 6, 9, 8, 3, 2, 1, 2, 1);  // depth pad 1 left, 0 right
   asymmetric3d.right_pad[0] = 0;
   return {
@@ -108,7 +114,14 @@ std::vector<Entry> depthwise_battery() {
       {"3x3 dilation 2 pad 2/0 N=2 C=24 15x18", dilated_right, false},
       {"5x5 dilation 2 N=2 C=40 23x21", dilated(2, 40, 23, 21, 5, 2), false},
       {"7x7 dilation 2 N=1 C=64 odd 29x27", dilated(1, 64, 29, 27, 7, 2), false},
-      {"3x3 s2 dilation 2 (not depthwise-supported)", check::conv2d(32, 1, 32, 32, 17, 17, 3, 2, 2, 2), false},
+      {"3x3 s2 dilation 2 N=1 C=32 odd 17x17", check::conv2d(32, 1, 32, 32, 17, 17, 3, 2, 2, 2), false},
+      {"3x3 s2 dilation 2 N=2 C=48 28x30", check::conv2d(48, 2, 48, 48, 28, 30, 3, 2, 2, 2), false},
+      {"3x3 s2 dilation 4 N=1 C=24 odd 21x19 (two residues an axis)", check::conv2d(24, 1, 24, 24, 21, 19, 3, 2, 4, 4),
+       false},
+      {"5x5 s2 dilation 2 N=2 C=40 23x26", check::conv2d(40, 2, 40, 40, 23, 26, 5, 2, 4, 2), false},
+      {"3x3 stride 2x1 dilation 2x1 N=2 C=16 15x13", s2_dilated_h, false},
+      {"3x3 s2 dilation 3 (not depthwise-supported: 2 does not divide 3)",
+       check::conv2d(16, 1, 16, 16, 13, 13, 3, 2, 3, 3), false},
       {"3D 3x3x3 s1 N=2 C=32 5x10x10", depthwise3d(2, 32, 5, 10, 10, 3, 1, 1, 1, 1), false},
       {"3D 3x3x3 s1 N=1 C=40 odd 3x17x23 (channel tail)", depthwise3d(1, 40, 3, 17, 23, 3, 1, 1, 1, 1), false},
       {"3D 3x3x3 s1 N=3 C=6 D=1 9x7 (depth pad only)", depthwise3d(3, 6, 1, 9, 7, 3, 1, 1, 1, 1), false},
@@ -118,6 +131,7 @@ std::vector<Entry> depthwise_battery() {
       {"3D 3x3x3 s2 depth pad 1/0 N=2 C=24 6x9x8", asymmetric3d, false},
       {"3D 3x3x3 depth pad 2 (> radius) N=1 C=32 4x9x9", depthwise3d(1, 32, 4, 9, 9, 3, 1, 1, 1, 2), false},
       {"3D 3x3x3 dilation 2 N=1 C=16 7x9x11", dilated3d, false},
+      {"3D 3x3x3 s2 dilation 2 N=2 C=24 9x12x13", s2_dilated3d, false},
       {"3D 3x3x3 depth dilation 3 N=2 C=32 9x8x8", depthwise3d(2, 32, 9, 8, 8, 3, 1, 1, 1, 3, 3), false},
       {"3D 5x5x5 s1 N=2 C=40 odd 6x13x11", depthwise3d(2, 40, 6, 13, 11, 5, 1, 2, 1, 2), false},
       {"3D 5x5x5 s2 N=1 C=32 7x14x13", depthwise3d(1, 32, 7, 14, 13, 5, 2, 2, 2, 2), false},
@@ -134,6 +148,7 @@ std::vector<Entry> depthwise_battery() {
       {"DeepLab 3x3 dilation 2 N=32 C=144 56x56", dilated(32, 144, 56, 56, 3, 2), true},
       {"DeepLab 3x3 dilation 2 N=32 C=576 33x33", dilated(32, 576, 33, 33, 3, 2), true},
       {"DeepLab 3x3 dilation 4 N=32 C=960 33x33", dilated(32, 960, 33, 33, 3, 4), true},
+      {"3x3 s2 dilation 2 N=32 C=144 112x112", check::conv2d(144, 32, 144, 144, 112, 112, 3, 2, 2, 2), true},
       {"X3D 3x3x3 s1 N=8 C=216 16x28x28", depthwise3d(8, 216, 16, 28, 28, 3, 1, 1, 1, 1), true},
       {"X3D 3x3x3 s1x2x2 N=8 C=96 16x56x56", depthwise3d(8, 96, 16, 56, 56, 3, 2, 1, 1, 1), true},
       {"5x5x5 s1 N=4 C=192 8x28x28", depthwise3d(4, 192, 8, 28, 28, 5, 1, 2, 1, 2), true},

@@ -74,6 +74,12 @@ int main() {
   dilated_w.dilation = {1, 1, 3};
   dilated_w.left_pad = dilated_w.right_pad = {0, 1, 3};
   report("a_dilation_w", ia, dilated_w);
+  ConvProblem dilated_strided = dw(1, 32, 11, 10, 3, 2, 2);  // stride 2 divides dilation 2: stride-1 residues
+  dilated_strided.dilation = {1, 2, 2};
+  report("a_dilation_stride", ia, dilated_strided);
+  ConvProblem dilated_stride3 = dw(1, 32, 11, 10, 3, 2, 3);
+  dilated_stride3.dilation = {1, 3, 3};
+  report("a_dilation_stride3", ia, dilated_stride3);
   ConvProblem dilated_pad = dw(1, 32, 10, 10, 3, 1, 1);
   dilated_pad.dilation = {1, 2, 2};
   report("a_dilation_pad", ia, dilated_pad);
@@ -103,9 +109,9 @@ int main() {
   report("e_match", ie, dw(1, 64, 17, 23, 3, 2, 1));
   report("e_stride", ie, dw(1, 64, 17, 23, 3, 1, 1));
   report("e_pad", ie, dw(1, 64, 17, 23, 3, 2, 2));
-  ConvProblem dilated_strided = dw(1, 64, 17, 23, 3, 2, 2);
-  dilated_strided.dilation = {1, 2, 2};
-  report("e_dilation_stride", ie, dilated_strided);
+  ConvProblem dilated_strided_e = dw(1, 64, 17, 23, 3, 2, 2);
+  dilated_strided_e.dilation = {1, 2, 2};
+  report("e_dilation_stride", ie, dilated_strided_e);
   report("f_match", iff, dw(2, 64, 20, 20, 5, 1, 2));
   report("f_filter", iff, dw(2, 64, 20, 20, 7, 1, 3));
   report("f_odd_c", iff, dw(2, 6, 20, 20, 5, 1, 2));

@@ -124,6 +124,12 @@ def test_dilated_bwd_weight_workspace(support_lines: dict[str, str]) -> None:
         ("a_grouped", "no: depthwise needs C/G == 1 and K/G == 1, got C/G=2 K/G=2"),
         ("a_dilation", "yes"),
         ("a_dilation_w", "yes"),
+        ("a_dilation_stride", "yes"),
+        (
+            "a_dilation_stride3",
+            "no: dilation 3x3 with stride 2x2: along each axis the dilation must be 1 or a multiple of "
+            "the stride",
+        ),
         ("a_dilation_pad", "no: left pad 1x1, instance computes 2x2 (its pad 1x1 times dilation 2x2)"),
         ("a_3d", "no: 3D problem, instance is 2D"),
         ("b_match", "yes"),
@@ -138,7 +144,11 @@ def test_dilated_bwd_weight_workspace(support_lines: dict[str, str]) -> None:
         ("e_match", "yes"),
         ("e_stride", "no: stride 1x1, instance computes 2x2"),
         ("e_pad", "no: left pad 2x2, instance computes 1x1"),
-        ("e_dilation_stride", "no: dilation 2x2 needs stride 1 along a dilated axis, got stride 2x2"),
+        (
+            "e_dilation_stride",
+            "no: stride 2x2 with dilation 2x2 runs at stride 1x1 (residue sub-problems), instance "
+            "computes 2x2",
+        ),
         ("e_misaligned", "no: output (dY) pointer not aligned to in_vec x element size"),
         ("f_match", "yes"),
         ("f_filter", "no: filter 7x7, instance computes 5x5"),

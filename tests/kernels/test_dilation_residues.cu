@@ -1,10 +1,12 @@
-// Dilated depthwise problems as residue sub-problems (depthwise_instance.hpp, residue_grid; depthwise_kernel.cuh,
-// PixelGrid / pixel_offset), on the host: for each problem an instance accepts (dilations 1 to 4 per axis,
-// paddings of dilation x the instance's pad, right pads that grow or shrink the output, odd sizes, extents below
-// the dilation), every residue is computed as the undilated stride-1 problem with the instance's pad that the
-// kernels compute, through the grids' addresses: fwd and bwd_data write their residue's tensor, bwd_weight adds
-// each residue's sum. The results must equal the direct dilated convolution exactly (integer data), and fwd and
-// bwd_data must write every element once. Host only; prints "problems N checked M mismatches K".
+// Dilated depthwise problems as residue sub-problems (depthwise_instance.hpp, for_each_residue; depthwise_kernel.cuh,
+// PixelGrid / pixel_offset), on the host: for each problem an instance accepts (dilations 1 to 4 per axis, stride 2
+// along an axis whose dilation it divides, paddings of dilation x the instance's pad, right pads that grow or
+// shrink the output, odd sizes, extents below the dilation), every residue is computed as the undilated stride-1
+// problem with the instance's pad that the kernels compute, through the grids' addresses: fwd and bwd_data write
+// their residue's tensor, bwd_weight adds each residue's sum. The results must equal the direct dilated
+// convolution exactly (integer data); fwd must write every element once, and bwd_data every element once or,
+// where no output reads it (has_unread_inputs: zeroed before the residues), none. Host only; prints
+// "problems N checked M mismatches K".
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -26,8 +28,8 @@ namespace {
 constexpr int64_t kPoison = -999999;
 test::ExactTally g_tally;
 
-// Direct dilated depthwise convolution (2D, stride 1): out[n, y, x, c] = sum over taps of
-// in[n, y + dh*fy - pad_h, x + dw*fx - pad_w, c] * w[c, fy, fx]; bwd_data and bwd_weight are its transposes.
+// Direct dilated depthwise convolution (2D): out[n, y, x, c] = sum over taps of
+// in[n, sh*y + dh*fy - pad_h, sw*x + dw*fx - pad_w, c] * w[c, fy, fx]; bwd_data and bwd_weight are its transposes.
 struct Direct {
   const ConvProblem& p;
   int64_t F, Ho, Wo;
@@ -38,7 +40,8 @@ struct Direct {
         for (int64_t x = 0; x < Wo; ++x)
           for (int64_t fy = 0; fy < F; ++fy)
             for (int64_t fx = 0; fx < F; ++fx) {
-              const int64_t iy = y + p.dilation[1] * fy - p.left_pad[1], ix = x + p.dilation[2] * fx - p.left_pad[2];
+              const int64_t iy = p.stride[1] * y + p.dilation[1] * fy - p.left_pad[1];
+              const int64_t ix = p.stride[2] * x + p.dilation[2] * fx - p.left_pad[2];
               if (iy < 0 || ix < 0 || iy >= p.input[1] || ix >= p.input[2]) continue;
               for (int64_t c = 0; c < p.C; ++c) {
                 visit(((n * p.input[1] + iy) * p.input[2] + ix) * p.C + c, ((n * Ho + y) * Wo + x) * p.C + c,
@@ -52,8 +55,7 @@ struct Direct {
 // instance's pad `pad` on the residue's grids (zero outside the input grid), addressed through pixel_offset.
 template <class Visit>
 void each_by_residue(const ConvProblem& p, int64_t F, int64_t pad_h, int64_t pad_w, Visit&& visit) {
-  const auto o = p.output();
-  k::for_each_residue(p, {p.input[1], p.input[2]}, {o[1], o[2]}, [&](const Grid& in, const Grid& out) {
+  k::for_each_residue(p, k::Walked::kOutput, [&](const Grid& in, const Grid& out) {
     for (int n = 0; n < int(p.N); ++n)
       for (int y = 0; y < out.grid.height; ++y)
         for (int x = 0; x < out.grid.width; ++x)
@@ -86,7 +88,7 @@ void check_residues(const ConvProblem& p, const GroupedConvInstance& instance, i
   direct.each([&](int64_t i, int64_t out, int64_t t) { want[size_t(out)] += x[size_t(i)] * w[size_t(t)]; });
   std::vector<int> writes(want.size(), 0);
   std::vector<int64_t> sums(want.size(), 0);
-  k::for_each_residue(p, {p.input[1], p.input[2]}, {o[1], o[2]}, [&](const Grid&, const Grid& out) {
+  k::for_each_residue(p, k::Walked::kOutput, [&](const Grid&, const Grid& out) {
     for (int n = 0; n < int(p.N); ++n)
       for (int y = 0; y < out.grid.height; ++y)
         for (int xx = 0; xx < out.grid.width; ++xx)
@@ -106,7 +108,7 @@ void check_residues(const ConvProblem& p, const GroupedConvInstance& instance, i
   direct.each([&](int64_t i, int64_t out, int64_t t) { dx_want[size_t(i)] += dy[size_t(out)] * w[size_t(t)]; });
   std::vector<int> dx_owner(dx_want.size(), 0);
   // bwd_data walks dX: the residues whose dX grid is not empty.
-  k::for_each_residue(p, {o[1], o[2]}, {p.input[1], p.input[2]}, [&](const Grid&, const Grid& in) {
+  k::for_each_residue(p, k::Walked::kInput, [&](const Grid& in, const Grid&) {
     for (int n = 0; n < int(p.N); ++n)
       for (int y = 0; y < in.grid.height; ++y)
         for (int xx = 0; xx < in.grid.width; ++xx)
@@ -119,7 +121,10 @@ void check_residues(const ConvProblem& p, const GroupedConvInstance& instance, i
     dx_sums[size_t(i)] += dy[size_t(out)] * w[size_t(t)];
   });
   std::vector<int64_t> dx_got(dx_want.size());
-  for (size_t i = 0; i < dx_got.size(); ++i) dx_got[i] = dx_owner[i] == 1 ? dx_sums[i] : kPoison;
+  const bool zeroed = k::has_unread_inputs(p);
+  for (size_t i = 0; i < dx_got.size(); ++i) {
+    dx_got[i] = dx_owner[i] == 1 ? dx_sums[i] : (dx_owner[i] == 0 && zeroed ? 0 : kPoison);
+  }
   test::compare_exact(g_tally, p, "bwd_data", dx_got, dx_want);
 
   // bwd_weight: the residues' sums added.
@@ -131,9 +136,11 @@ void check_residues(const ConvProblem& p, const GroupedConvInstance& instance, i
   test::compare_exact(g_tally, p, "bwd_weight", dw_got, dw_want);
 }
 
-// Depthwise, stride 1, dilation dh x dw with the "same" padding dilation x (F - 1) / 2.
-ConvProblem dilated(int64_t N, int64_t C, int64_t H, int64_t W, int64_t F, int64_t dh, int64_t dw) {
+// Depthwise, stride sh x sw, dilation dh x dw with the "same" padding dilation x (F - 1) / 2.
+ConvProblem dilated(int64_t N, int64_t C, int64_t H, int64_t W, int64_t F, int64_t dh, int64_t dw, int64_t sh = 1,
+                    int64_t sw = 1) {
   ConvProblem p = check::conv2d(C, N, C, C, H, W, F, 1, 0, 1);
+  p.stride = {1, sh, sw};
   p.dilation = {1, dh, dw};
   p.left_pad = p.right_pad = {0, dh * (F / 2), dw * (F / 2)};
   return p;
@@ -157,6 +164,18 @@ int main() {
         }
   for (int64_t d : {2, 3})
     for (int64_t H : {5, 11}) check_residues(dilated(1, 16, H, H + 4, 5, d, d), i5, 5, 2), ++problems;
+  // Stride 2 along an axis whose dilation (2 or 4) it divides; the other axis undilated at stride 1 or dilated.
+  for (int64_t dh : {2, 4})
+    for (int64_t dw : {1, 2, 3, 4})
+      for (int64_t H : {3, 8, 11})
+        for (int64_t W : {4, 9}) {
+          ConvProblem p = dilated(2, 8, H, W, 3, dh, dw, 2, dw % 2 == 0 ? 2 : 1);
+          for (int64_t right : {0, 1}) {
+            p.right_pad = {0, dh * right, dw * right};
+            if (p.validate().empty()) check_residues(p, i3, 3, 1), ++problems;
+          }
+        }
+  for (int64_t H : {9, 14}) check_residues(dilated(1, 16, H, H + 3, 5, 2, 2, 2, 2), i5, 5, 2), ++problems;
   std::printf("problems %d checked %lld mismatches %lld\n", problems, g_tally.checked, g_tally.mismatches);
   return g_tally.mismatches == 0 ? 0 : 1;
 }

@@ -57,8 +57,7 @@ class DepthwiseBwdDataInstance : public GroupedConvInstance {
   cudaError_t run(const ConvProblem& p, const ConvArgs& args) const override {
     if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
     using T = typename S::T;
-    const auto o = p.output();
-    const auto launch = [&](const kernels::ResidueGrid& dy, const kernels::ResidueGrid& dx) {
+    const auto launch = [&](const kernels::ResidueGrid& dx, const kernels::ResidueGrid& dy) {
       kernels::depthwise::BwdDataParams params{};
       params.dy = kernels::element_at<T>(args.output, dy.origin), params.weight = args.weight;
       params.dx = kernels::element_at<T>(args.input, dx.origin);
@@ -67,7 +66,10 @@ class DepthwiseBwdDataInstance : public GroupedConvInstance {
       kernels::set_tile_walk<S>(params, dx.grid, p.N * p.input[0], p.C);
       return kernels::launch_tiles<S>(kernels::depthwise::depthwise_bwd_data_kernel<Traits>, params, args.stream);
     };
-    return kernels::for_each_residue(p, {o[1], o[2]}, {p.input[1], p.input[2]}, launch);
+    if (kernels::has_unread_inputs(p)) {  // dX pixels that no dY pixel reads: zero, then the residues
+      TD_RETURN_IF_CUDA_ERROR(cudaMemsetAsync(args.input, 0, size_t(p.input_elements()) * sizeof(T), args.stream));
+    }
+    return kernels::for_each_residue(p, kernels::Walked::kInput, launch);
   }
 
  private:
@@ -102,7 +104,7 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
   size_t workspace_bytes(const ConvProblem& p, int /*k_batch*/) const override {
     if (!is_supported(p)) return 0;
     int64_t chunks = 0;
-    for_each_dy_residue(p, [&](const kernels::ResidueGrid&, const kernels::ResidueGrid& dy) {
+    kernels::for_each_residue(p, kernels::Walked::kOutput, [&](const kernels::ResidueGrid&, const kernels::ResidueGrid& dy) {
       chunks += plan_for(p, dy).max_chunks;
       return cudaSuccess;
     });
@@ -143,7 +145,7 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
     // reduction then adds every chunk in order.
     int64_t chunks = 0;
     using Grid = kernels::ResidueGrid;
-    TD_RETURN_IF_CUDA_ERROR(for_each_dy_residue(p, [&](const Grid& x, const Grid& dy) {
+    TD_RETURN_IF_CUDA_ERROR(kernels::for_each_residue(p, kernels::Walked::kOutput, [&](const Grid& x, const Grid& dy) {
       const Plan plan = plan_for(p, dy);
       const int64_t residue_chunks = std::clamp<int64_t>(wave / (plan.slices * S::kFilterD), 1, plan.max_chunks);
       kernels::depthwise::BwdWeightParams params{};
@@ -173,12 +175,6 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
     int64_t tiles_h, tiles_w, slices, items, max_chunks;
   };
   static int64_t padded_c(const ConvProblem& p) { return kernels::channel_slices<S>(p.C) * S::kChannels; }
-  // launch(X grid, dY grid) for each residue with dY pixels: the blocks walk dY tiles.
-  template <class Launch>
-  static cudaError_t for_each_dy_residue(const ConvProblem& p, Launch&& launch) {
-    const auto o = p.output();
-    return kernels::for_each_residue(p, {p.input[1], p.input[2]}, {o[1], o[2]}, launch);
-  }
   // Tiles over a residue of dY; at most kBwdWeightMaxBlocks (slice, chunk, depth tap) blocks, a chunk a range
   // of (image, dY slice, tile) items.
   static Plan plan_for(const ConvProblem& p, const kernels::ResidueGrid& dy) {

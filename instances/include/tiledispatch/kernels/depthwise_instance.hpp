@@ -89,14 +89,28 @@ cudaError_t launch_tiles(void (*kernel)(P), const P& params, cudaStream_t stream
   return cudaGetLastError();
 }
 
-// Dilation (docs/depthwise.md, "Dilation"). Along an axis of dilation d, stride 1 and left pad d x the
-// instance's pad, the indices a, a + d, a + 2d, ... of input and output form, for each residue a < d, an undilated
-// convolution with the instance's own pad: output a + d*j reads input a + d*(j + f - pad). A dilated problem thus
-// runs as dilation_h x dilation_w residue sub-problems on strided views of the same tensors (the space-to-batch
-// form of an atrous convolution), each on the instance's kernel; dilation 1 is one residue, the whole tensor.
-struct Residue {
-  int h, w;  // h < dilation_h, w < dilation_w
+// Dilation (docs/depthwise.md, "Dilation"). Along an axis of dilation d, stride s dividing d and left pad d x the
+// instance's pad p, output o = e*j + a (e = d / s, residue a < e) reads input s*o + d*f - d*p = s*a + d*(j + f - p):
+// for each residue a, the output indices a, a + e, a + 2e, ... and the input indices s*a, s*a + d, ... form an
+// undilated stride-1 convolution with the instance's pad. A dilated problem thus runs as residue sub-problems on
+// strided views of the same tensors (the space-to-batch form of an atrous convolution), each on a stride-1
+// instance's kernel; dilation 1 is one residue, the whole tensor, at the instance's own stride. Where s > 1, the
+// input indices that are not s*a + d*m for some a (those not a multiple of s modulo d) are read by no output:
+// their input gradient is zero.
+struct AxisResidues {
+  int64_t count;         // e: output residues (and output pitch)
+  int64_t input_origin;  // input index of residue a = input_origin * a
+  int64_t input_pitch;   // d
 };
+inline AxisResidues axis_residues(const ConvProblem& p, int axis) {
+  const int64_t d = p.dilation[axis], s = p.stride[axis];
+  if (d == 1) return {1, 0, 1};
+  return {d / s, s, d};
+}
+// Whether some input index along a dilated strided axis is read by no output (bwd_data writes it zero).
+inline bool has_unread_inputs(const ConvProblem& p) {
+  return (p.dilation[1] > 1 && p.stride[1] > 1) || (p.dilation[2] > 1 && p.stride[2] > 1);
+}
 
 // Residue `a` of a channels-last tensor of height x width pixels: its first element and its pixel grid.
 struct ResidueGrid {
@@ -104,28 +118,34 @@ struct ResidueGrid {
   depthwise::PixelGrid grid;
   bool empty() const { return grid.height == 0 || grid.width == 0; }
 };
-inline ResidueGrid residue_grid(int64_t height, int64_t width, int64_t channels, Residue a, const ConvProblem& p) {
-  const int64_t dh = p.dilation[1], dw = p.dilation[2];
+// The pixels first + pitch * i (i >= 0) of a height x width channels-last tensor.
+inline ResidueGrid residue_grid(int64_t height, int64_t width, int64_t channels, std::array<int64_t, 2> first,
+                                std::array<int64_t, 2> pitch) {
   const auto count = [](int64_t extent, int64_t r, int64_t d) { return extent > r ? (extent - r + d - 1) / d : 0; };
   ResidueGrid g{};
-  g.origin = (a.h * width + a.w) * channels;
-  g.grid.height = int(count(height, a.h, dh)), g.grid.width = int(count(width, a.w, dw));
+  g.origin = (first[0] * width + first[1]) * channels;
+  g.grid.height = int(count(height, first[0], pitch[0])), g.grid.width = int(count(width, first[1], pitch[1]));
   g.grid.tensor_h = int(height), g.grid.tensor_w = int(width);
-  g.grid.dh = int(dh), g.grid.dw = int(dw);
+  g.grid.dh = int(pitch[0]), g.grid.dw = int(pitch[1]);
   return g;
 }
 
-// The residues of a launch over two tensors of the problem: `read` (height x width pixels) and `walked`, the
-// tensor whose tiles the kernel walks. Calls launch(read grid, walked grid) for every residue whose walked grid
-// is not empty, in order; stops at the first error.
+// Which tensor a launch walks: fwd and bwd_weight the output's tiles, bwd_data the input's.
+enum class Walked { kOutput, kInput };
+
+// The residues of `p`: calls launch(input grid, output grid) for every residue whose walked grid is not empty, in
+// order; stops at the first error.
 template <class Launch>
-cudaError_t for_each_residue(const ConvProblem& p, std::array<int64_t, 2> read, std::array<int64_t, 2> walked,
-                             Launch&& launch) {
-  for (int h = 0; h < int(p.dilation[1]); ++h) {
-    for (int w = 0; w < int(p.dilation[2]); ++w) {
-      const ResidueGrid walked_grid = residue_grid(walked[0], walked[1], p.C, Residue{h, w}, p);
-      if (walked_grid.empty()) continue;
-      TD_RETURN_IF_CUDA_ERROR(launch(residue_grid(read[0], read[1], p.C, Residue{h, w}, p), walked_grid));
+cudaError_t for_each_residue(const ConvProblem& p, Walked walked, Launch&& launch) {
+  const auto o = p.output();
+  const AxisResidues rh = axis_residues(p, 1), rw = axis_residues(p, 2);
+  for (int64_t h = 0; h < rh.count; ++h) {
+    for (int64_t w = 0; w < rw.count; ++w) {
+      const ResidueGrid out = residue_grid(o[1], o[2], p.C, {h, w}, {rh.count, rw.count});
+      const ResidueGrid in = residue_grid(p.input[1], p.input[2], p.C, {rh.input_origin * h, rw.input_origin * w},
+                                          {rh.input_pitch, rw.input_pitch});
+      if ((walked == Walked::kOutput ? out : in).empty()) continue;
+      TD_RETURN_IF_CUDA_ERROR(launch(in, out));
     }
   }
   return cudaSuccess;
@@ -194,17 +214,23 @@ Support depthwise_problem_support(const ConvProblem& p) {
     return Support::no("filter " + filter(p.filter[0], p.filter[1], p.filter[2]) + ", instance computes " +
                        filter(filter_d, Traits::kFilter, Traits::kFilter));
   }
-  if (p.stride[1] != Traits::kStrideH || p.stride[2] != Traits::kStrideW) {
-    return Support::no("stride " + std::to_string(p.stride[1]) + "x" + std::to_string(p.stride[2]) +
-                       ", instance computes " + std::to_string(Traits::kStrideH) + "x" +
-                       std::to_string(Traits::kStrideW));
-  }
   const auto pair = [](int64_t h, int64_t w) { return std::to_string(h) + "x" + std::to_string(w); };
   const bool dilated = p.dilation[1] != 1 || p.dilation[2] != 1;
-  // Dilation runs as residue sub-problems (residue_grid), which need stride 1 along a dilated axis.
-  if ((p.dilation[1] != 1 && p.stride[1] != 1) || (p.dilation[2] != 1 && p.stride[2] != 1)) {
-    return Support::no("dilation " + pair(p.dilation[1], p.dilation[2]) + " needs stride 1 along a dilated axis, got " +
-                       "stride " + pair(p.stride[1], p.stride[2]));
+  // Dilation runs as residue sub-problems (axis_residues) of stride 1, which need the stride to divide it.
+  const auto divides = [&](int axis) { return p.dilation[axis] == 1 || p.dilation[axis] % p.stride[axis] == 0; };
+  if (!divides(1) || !divides(2)) {
+    return Support::no("dilation " + pair(p.dilation[1], p.dilation[2]) + " with stride " +
+                       pair(p.stride[1], p.stride[2]) + ": along each axis the dilation must be 1 or a multiple " +
+                       "of the stride");
+  }
+  const int64_t stride_h = p.dilation[1] > 1 ? 1 : p.stride[1], stride_w = p.dilation[2] > 1 ? 1 : p.stride[2];
+  if (stride_h != Traits::kStrideH || stride_w != Traits::kStrideW) {
+    const bool residues = stride_h != p.stride[1] || stride_w != p.stride[2];
+    return Support::no("stride " + pair(p.stride[1], p.stride[2]) +
+                       (residues ? " with dilation " + pair(p.dilation[1], p.dilation[2]) + " runs at stride " +
+                                       pair(stride_h, stride_w) + " (residue sub-problems)"
+                                 : std::string()) +
+                       ", instance computes " + pair(Traits::kStrideH, Traits::kStrideW));
   }
   // Right padding only extends the zero border (it sets Ho/Wo), so any right pad is computed exactly.
   const int64_t pad_h = Traits::kPadH * p.dilation[1], pad_w = Traits::kPadW * p.dilation[2];
@@ -291,7 +317,7 @@ class DepthwiseInstance : public GroupedConvInstance {
       kernels::set_tile_walk<S>(params, out.grid, p.N * o[0], p.C);
       return kernels::launch_tiles<S>(kernels::depthwise::depthwise_fwd_kernel<Traits>, params, args.stream);
     };
-    return kernels::for_each_residue(p, {p.input[1], p.input[2]}, {o[1], o[2]}, launch);
+    return kernels::for_each_residue(p, kernels::Walked::kOutput, launch);
   }
 
  private:
