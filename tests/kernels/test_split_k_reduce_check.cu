@@ -2,7 +2,7 @@
 // NaN-poisoned, then every element against a double-precision host sum, the second run's bits against the
 // first's, and the order against a writer kernel that lets the reduction launch early (programmatic dependent
 // launch): a reduction that did not wait would read the writer's NaN-poisoned slices. Counts cover one and
-// several threads an element, float4 and scalar columns (odd counts, an unaligned output) and every output type.
+// several warps a column, float4 and scalar columns (odd counts, an unaligned output) and every output type.
 // Last line: "<n> checked, <f> failures".
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -109,7 +109,7 @@ int main() {
     int slices;
     int out_offset;
   };
-  // 65 536 x 16: eight threads an element (r50 1x1 bwd_weight); 147 456 x 29: runs of uneven length; 1 x 1 and
+  // 65 536 x 16: eight warps a column (r50 1x1 bwd_weight); 147 456 x 29: runs of uneven length; 1 x 1 and
   // 7 x 3: scalar columns; offset 1: an unaligned output takes the scalar path; 1 << 20 x 2: one thread each.
   const Case cases[] = {{65536, 16, 0}, {147456, 29, 0}, {1, 1, 0}, {7, 3, 0}, {4100, 64, 1}, {1 << 20, 2, 0},
                         {32256, 32, 0}, {12, 5, 0}};
