@@ -14,8 +14,9 @@ and writes it (.md), a CSV and a PNG chart.
 PyTorch is imported only when cuDNN is timed, so this module loads on machines without it.
 
 Usage: python bench/compare_cudnn.py PROBLEMS.csv --profiler PATH/tiledispatch_profiler
-       [--directions fwd,bwd_data,bwd_weight] [--dtypes fp16,bf16,fp32] [--out-dir DIR]
+       [--directions fwd,bwd_data,bwd_weight] [--dtypes fp16,bf16,fp32] [--ndims 2,3] [--out-dir DIR]
        [--warmup 5] [--repeat 20] [--instances REGEX] [--split-k K[,K..]]
+(``--ndims``: only the table's rows of those spatial dimensions, e.g. for a profiler built with ``ndims=2``.)
 """
 
 from __future__ import annotations
@@ -256,6 +257,29 @@ def read_problems(path: Path) -> list[Problem]:
     if not problems:
         raise UsageError(f"{path}: no problem rows")
     return problems
+
+
+NDIMS = ("2", "3")
+
+
+def select_ndims(problems: Sequence[Problem], ndims: Sequence[int], path: Path) -> list[Problem]:
+    """The problems of the given spatial dimensions, renumbered in table order (the profiler sweeps a table of
+    just these); UsageError when none is left."""
+    kept = [p for p in problems if p.ndim in ndims]
+    if not kept:
+        shown = ", ".join(f"{n}D" for n in ndims)
+        raise UsageError(f"{path}: no {shown} problem rows (--ndims {','.join(str(n) for n in ndims)})")
+    return [p.model_copy(update={"index": i}) for i, p in enumerate(kept)]
+
+
+def problem_table_text(problems: Sequence[Problem]) -> str:
+    """A CK problem table (name column first) holding `problems` in order."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["name", *PROBLEM_COLUMNS])
+    for p in problems:
+        writer.writerow([p.name, *(getattr(p, column) for column in PROBLEM_COLUMNS)])
+    return out.getvalue()
 
 
 def best_ours(records: Iterable[dict[str, object]]) -> dict[tuple[int, str, str], tuple[float, str]]:
@@ -578,6 +602,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--directions", default="fwd,bwd_data,bwd_weight")
     parser.add_argument("--dtypes", default="fp16,bf16,fp32")
+    parser.add_argument("--ndims", default="2,3", help="spatial dimensions of the rows to compare")
     parser.add_argument("--out-dir", type=Path, default=Path("build/compare_cudnn"))
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=20)
@@ -591,7 +616,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         directions = _list_arg(args.directions, DIRECTIONS, "direction")
         dtypes = _list_arg(args.dtypes, DTYPES, "dtype")
-        problems = read_problems(args.problems)
+        ndims = [int(n) for n in _list_arg(args.ndims, NDIMS, "ndim")]
+        table = read_problems(args.problems)
+        problems = select_ndims(table, ndims, args.problems)
         for profiler in args.profiler:
             if not profiler.exists():
                 raise UsageError(f"profiler '{profiler}' does not exist")
@@ -606,7 +633,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         return 2
     try:
-        return _run(args, problems, directions, dtypes)
+        return _run(args, problems, len(problems) == len(table), directions, dtypes)
     except SweepError as e:
         print(f"error: {e}", file=sys.stderr)
         return e.status
@@ -621,7 +648,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def _run(args: argparse.Namespace, problems: list[Problem], directions: list[str], dtypes: list[str]) -> int:
+def _run(
+    args: argparse.Namespace,
+    problems: list[Problem],
+    whole_table: bool,
+    directions: list[str],
+    dtypes: list[str],
+) -> int:
     extra = ["--warmup", str(args.warmup), "--repeat", str(args.repeat)]
     if args.instances:
         extra += ["--instances", args.instances]
@@ -630,10 +663,14 @@ def _run(args: argparse.Namespace, problems: list[Problem], directions: list[str
     records = []
     # The sweeps write into a scratch folder; the output folder appears only once there are results.
     with tempfile.TemporaryDirectory(prefix="compare_cudnn.") as scratch:
+        swept = args.problems
+        if not whole_table:  # --ndims left rows out: the profiler sweeps the rest, numbered as `problems`
+            swept = Path(scratch) / "problems.csv"
+            swept.write_text(problem_table_text(problems), encoding="utf-8")
         sweeps = []
         for index, profiler in enumerate(args.profiler):
             json_path = Path(scratch) / f"ours_{index}.json"
-            records += run_profiler_sweep(profiler, args.problems, directions, dtypes, json_path, extra)
+            records += run_profiler_sweep(profiler, swept, directions, dtypes, json_path, extra)
             sweeps.append(json_path)
         rows = compare(problems, best_ours(records), directions, dtypes, args.warmup, args.repeat)
         for json_path in sweeps:

@@ -248,6 +248,8 @@ def test_importing_does_not_import_torch() -> None:
         (["TABLE", "--profiler", "x", "--dtypes", "fp8"], "unknown dtype 'fp8' (accepted: fp16, bf16, fp32)"),
         (["TABLE", "--profiler", "no/such/profiler"], "profiler 'no/such/profiler' does not exist"),
         (["BAD", "--profiler", "x"], "row 2: N: Input should be a valid integer"),
+        (["TABLE", "--profiler", "x", "--ndims", "4"], "unknown ndim '4' (accepted: 2, 3)"),
+        (["TABLE", "--profiler", "x", "--ndims", "3"], "no 3D problem rows (--ndims 3)"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
@@ -292,3 +294,39 @@ def test_split_k_reaches_the_profiler(tmp_path: Path) -> None:
     )
     assert result.returncode == 3
     assert "--split-k 2,8" in record.read_text()
+
+
+def test_ndims_sweeps_only_those_rows(tmp_path: Path) -> None:
+    """--ndims 3: the profiler is given a table of the 3D rows alone, in table order (a fake profiler copies
+    it, then fails); a depth stride alone makes a row 3D."""
+    rows = [
+        "flat,1,8,8,1,1,8,8,1,3,3,1,1,1,0,1,1,1,1,1",
+        "video,2,8,8,1,4,8,8,3,3,3,1,1,1,1,1,1,1,1,1",
+        "flat2,1,16,16,1,1,8,8,1,1,1,1,1,1,0,0,0,1,1,1",
+        "depth_stride,1,8,8,1,5,6,6,1,1,1,2,1,1,0,0,0,1,1,1",
+    ]
+    good = table(tmp_path, rows)
+    swept = tmp_path / "swept.csv"
+    fake = tmp_path / "fake_profiler"
+    fake.write_text(f'#!/bin/sh\nwhile [ "$1" != "--problems" ]; do shift; done\ncp "$2" {swept}\nexit 3\n')
+    fake.chmod(0o755)
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), str(good), "--profiler", str(fake), "--ndims", "3"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 3
+    lines = swept.read_text().splitlines()
+    assert lines == [HEADER, rows[1], rows[3]]
+
+
+def test_select_ndims_renumbers(cc: ModuleType, tmp_path: Path) -> None:
+    path = table(
+        tmp_path,
+        ["a,1,8,8,1,1,8,8,1,3,3,1,1,1,0,1,1,1,1,1", "b,2,8,8,1,4,8,8,3,3,3,1,1,1,1,1,1,1,1,1"],
+    )
+    problems = cc.read_problems(path)
+    assert [(p.name, p.index) for p in cc.select_ndims(problems, [3], path)] == [("b", 0)]
+    assert cc.select_ndims(problems, [2, 3], path) == problems
