@@ -138,7 +138,7 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
     TD_RETURN_IF_CUDA_ERROR(queried);
     const bool prefetch = residency.prefetch(S::kStages);
     int sms = 0;
-    TD_RETURN_IF_CUDA_ERROR(kernels::sm_count(&sms));
+    TD_RETURN_IF_CUDA_ERROR(sm_count(&sms));
     const int64_t wave = int64_t(std::max(1, prefetch ? residency.ring : residency.single)) * sms;
     using T = typename S::T;
     // Each residue's launch is a wave of its own and writes its chunks after the previous residue's; one

@@ -17,6 +17,7 @@
 #include "tiledispatch/kernels/fixed_string.hpp"
 #include "tiledispatch/kernels/instance_string.hpp"
 #include "tiledispatch/runtime/check.hpp"
+#include "tiledispatch/runtime/device.hpp"
 #include "tiledispatch/runtime/instance.hpp"
 
 namespace tiledispatch {
@@ -60,12 +61,6 @@ cudaError_t query_residency(Kernel kernel, int threads, int single_smem, int rin
   TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ring_smem));
   TD_RETURN_IF_CUDA_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r->single, kernel, threads, single_smem));
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r->ring, kernel, threads, ring_smem);
-}
-
-inline cudaError_t sm_count(int* sms) {
-  int device = 0;
-  TD_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
-  return cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device);
 }
 
 // Launches a fwd / bwd_data kernel (depthwise_kernel.cuh, walk_tiles) on `params`, whose slices and tiles are

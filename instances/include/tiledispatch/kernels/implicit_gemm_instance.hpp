@@ -24,6 +24,7 @@
 #include "tiledispatch/kernels/split_k_reduce.cuh"
 #include "tiledispatch/kernels/stride_phases.cuh"
 #include "tiledispatch/runtime/check.hpp"
+#include "tiledispatch/runtime/device.hpp"
 #include "tiledispatch/runtime/instance.hpp"
 #include "tiledispatch/runtime/split_k.hpp"
 
@@ -225,7 +226,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     size_t bytes = splits_to_workspace(k_batch) ? split_bytes(p, k_batch) : 0;
     if (folds(p)) {
       int sms = 0;
-      if (device_sms(sms) != cudaSuccess) return 0;
+      if (sm_count(&sms) != cudaSuccess) return 0;
       bytes += size_t(sms) * size_t(Sm90::kTilesInFlight) * size_t(Traits::kTileM) * size_t(Traits::kTileN) *
                sizeof(float);
     }
@@ -508,7 +509,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   // takes the kernel of one GEMM (sm90/kernel.cuh, `Gemms`).
   static cudaError_t launch_sm90_params(const Sm90Launch& sm90, cudaStream_t stream, bool overlap) {
     int sms = 0;
-    TD_RETURN_IF_CUDA_ERROR(device_sms(sms));
+    TD_RETURN_IF_CUDA_ERROR(sm_count(&sms));
     const unsigned ctas = unsigned(std::min<int64_t>(sm90.units, sms));
     if constexpr (Sm90::kMaxGemms > 1) {
       if (sm90.count == 1) return launch_sm90_diagonal_or_not(sm90.one_gemm(), ctas, stream, overlap);
@@ -744,12 +745,6 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     kernels::StridePhases phases;
     return splits_to_workspace(k_batch) || folds(p) || pairing(p) > 1 || stride_phases(p, phases);
   }
-  static cudaError_t device_sms(int& sms) {
-    int device = 0;
-    TD_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
-    return cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  }
-
   static constexpr auto streamk_kernel_ptr() {
     return &kernels::streamk_kernel<Config, Traits::kStreamKPersistent>;
   }
@@ -761,7 +756,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       return cudaErrorNotSupported;
     } else {
       int sms = 0, per_sm = 0;
-      TD_RETURN_IF_CUDA_ERROR(device_sms(sms));
+      TD_RETURN_IF_CUDA_ERROR(sm_count(&sms));
       auto* kernel = streamk_kernel_ptr();
       const int smem = int(Config::kSmemBytes);
       TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));

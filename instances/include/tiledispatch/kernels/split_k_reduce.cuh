@@ -18,6 +18,7 @@
 
 #include "tiledispatch/kernels/dependent_launch.hpp"
 #include "tiledispatch/runtime/check.hpp"
+#include "tiledispatch/runtime/device.hpp"
 
 namespace tiledispatch::kernels {
 
@@ -72,16 +73,13 @@ __device__ void reduce_partial_vectors(const float* __restrict__ partial, Elemen
 }
 
 // Element i = the fixed-order sum of partial[s * count + i] over s < slices (see above).
+// `quads`: columns of four elements (16-byte loads), where the count and both pointers allow (the host decides).
 template <class Element>
 __global__ void __launch_bounds__(kReduceThreads)
     reduce_partials_kernel(const float* __restrict__ partial, Element* __restrict__ out, int64_t count, int slices,
-                           int runs) {
+                           int runs, bool quads) {
   asm volatile("griddepcontrol.wait;" ::: "memory");
-  struct alignas(4 * sizeof(Element)) Quad {
-    Element v[4];
-  };
-  if (count % 4 == 0 && reinterpret_cast<uintptr_t>(partial) % sizeof(float4) == 0 &&
-      reinterpret_cast<uintptr_t>(out) % sizeof(Quad) == 0) {
+  if (quads) {
     reduce_partial_vectors<Element, 4>(partial, out, count, slices, runs);
   } else {
     reduce_partial_vectors<Element, 1>(partial, out, count, slices, runs);
@@ -101,9 +99,8 @@ inline int reduce_runs(int64_t vectors, int slices, int sms) {
 template <class Element>
 cudaError_t launch_reduce_partials(const float* partial, Element* out, int64_t count, int slices,
                                    cudaStream_t stream) {
-  int device = 0, sms = 0;
-  TD_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
-  TD_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int sms = 0;
+  TD_RETURN_IF_CUDA_ERROR(sm_count(&sms));
   const bool quads = count % 4 == 0 && reinterpret_cast<uintptr_t>(partial) % sizeof(float4) == 0 &&
                      reinterpret_cast<uintptr_t>(out) % (4 * sizeof(Element)) == 0;
   const int64_t vectors = quads ? count / 4 : count;
@@ -112,7 +109,7 @@ cudaError_t launch_reduce_partials(const float* partial, Element* out, int64_t c
   const int64_t blocks = std::min<int64_t>((vectors + columns_per_block - 1) / columns_per_block,
                                            int64_t(sms) * kReduceBlocksPerSm * 4);
   return launch_dependent(&reduce_partials_kernel<Element>, dim3(unsigned(std::max<int64_t>(blocks, 1))),
-                          dim3(kReduceThreads), 0, stream, partial, out, count, slices, runs);
+                          dim3(kReduceThreads), 0, stream, partial, out, count, slices, runs, quads);
 }
 
 }  // namespace tiledispatch::kernels
