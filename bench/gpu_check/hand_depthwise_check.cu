@@ -3,8 +3,8 @@
 // strides 1 and 2, dilations 2 to 4 (run as residue sub-problems, at stride 1 or 2), odd sizes, N = 1, channel
 // tails, padding beyond the filter radius, asymmetric right padding, large layers). The tensor a direction
 // writes is poisoned (NaN) before every run, and so is a bwd_weight instance's workspace; bwd_weight runs twice
-// and the two results must be bit-identical. Then each supported instance is timed on the large layers: median of 10 runs, each after
-// an L2 flush, GB/s = ConvProblem::bytes (input + weight + output once) / time.
+// and the two results must be bit-identical. Then each supported instance is timed on the large layers: median
+// of 10 runs, each after an L2 flush, GB/s = ConvProblem::bytes (input + weight + output once) / time.
 //
 //   hand_depthwise_check [--no-timing] [--no-large]   (--no-large: skip the large layers, e.g. under memcheck)
 //

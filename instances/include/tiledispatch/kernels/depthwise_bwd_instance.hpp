@@ -104,7 +104,8 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
   size_t workspace_bytes(const ConvProblem& p, int /*k_batch*/) const override {
     if (!is_supported(p)) return 0;
     int64_t chunks = 0;
-    kernels::for_each_residue(p, kernels::Walked::kOutput, [&](const kernels::ResidueGrid&, const kernels::ResidueGrid& dy) {
+    using Grid = kernels::ResidueGrid;
+    kernels::for_each_residue(p, kernels::Walked::kOutput, [&](const Grid&, const Grid& dy) {
       chunks += plan_for(p, dy).max_chunks;
       return cudaSuccess;
     });

@@ -96,15 +96,17 @@ struct AxisResidues {
   int64_t count;         // e: output residues (and output pitch)
   int64_t input_origin;  // input index of residue a = input_origin * a
   int64_t input_pitch;   // d
+  int64_t stride;        // the stride the instance computes: 1 along a dilated axis, else the problem's
+  bool unread_inputs() const { return input_origin > 1; }  // inputs of no residue (dilated, stride > 1)
 };
 inline AxisResidues axis_residues(const ConvProblem& p, int axis) {
   const int64_t d = p.dilation[axis], s = p.stride[axis];
-  if (d == 1) return {1, 0, 1};
-  return {d / s, s, d};
+  if (d == 1) return {1, 0, 1, s};
+  return {d / s, s, d, 1};
 }
-// Whether some input index along a dilated strided axis is read by no output (bwd_data writes it zero).
+// Whether some input pixel is read by no output (bwd_data writes it zero).
 inline bool has_unread_inputs(const ConvProblem& p) {
-  return (p.dilation[1] > 1 && p.stride[1] > 1) || (p.dilation[2] > 1 && p.stride[2] > 1);
+  return axis_residues(p, 1).unread_inputs() || axis_residues(p, 2).unread_inputs();
 }
 
 // Residue `a` of a channels-last tensor of height x width pixels: its first element and its pixel grid.
@@ -218,7 +220,7 @@ Support depthwise_problem_support(const ConvProblem& p) {
                        pair(p.stride[1], p.stride[2]) + ": along each axis the dilation must be 1 or a multiple " +
                        "of the stride");
   }
-  const int64_t stride_h = p.dilation[1] > 1 ? 1 : p.stride[1], stride_w = p.dilation[2] > 1 ? 1 : p.stride[2];
+  const int64_t stride_h = axis_residues(p, 1).stride, stride_w = axis_residues(p, 2).stride;
   if (stride_h != Traits::kStrideH || stride_w != Traits::kStrideW) {
     const bool residues = stride_h != p.stride[1] || stride_w != p.stride[2];
     return Support::no("stride " + pair(p.stride[1], p.stride[2]) +
