@@ -8,10 +8,13 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <numeric>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "tiledispatch/kernels/channel_padding.cuh"
 #include "tiledispatch/kernels/dependent_launch.hpp"
 #include "tiledispatch/kernels/fixed_string.hpp"
 #include "tiledispatch/kernels/group_pairing.cuh"
@@ -54,6 +57,13 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   }
 
   Support is_supported(const ConvProblem& p) const override {
+    Support as_given = supports_as_given(p);
+    if (!as_given && channel_padding(p) > 0) return Support::yes();
+    return as_given;
+  }
+
+  // The problem as given, its channels unpadded.
+  static Support supports_as_given(const ConvProblem& p) {
     if (const std::string bad = p.validate(); !bad.empty()) return Support::no("invalid problem: " + bad);
     if constexpr (!kRuns) {
       return Support::no(std::string(Config::not_implemented()));
@@ -94,6 +104,22 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       }
       return Support::yes();
     }
+  }
+
+  // Channels padded to the vectors (channel_padding.cuh): the padded C/G that runs `p` where `p` runs only so
+  // (C/G a multiple of no vector that reads a C/G run, e.g. C = 3), else 0.
+  static int64_t channel_padding(const ConvProblem& p) {
+    constexpr DirectionRoles kRoles = direction_roles(Traits::kDirection);
+    const std::pair<ConvTensor, int64_t> vectors[] = {
+        {kRoles.a, Traits::kVectorSizeA}, {kRoles.b, Traits::kVectorSizeB}, {kRoles.c, Traits::kVectorSizeC}};
+    int64_t width = 1;  // every vector that reads a C/G run divides the padded C/G
+    for (const auto& [tensor, vector] : vectors) {
+      if (tensor != ConvTensor::kOutput) width = std::lcm(width, vector);
+    }
+    const int64_t cg = p.c_per_group();
+    if (cg % width == 0 || supports_as_given(p)) return 0;
+    const int64_t padded = ceil_div(cg, width) * width;
+    return supports_as_given(kernels::channel_padded_problem(p, padded)) ? padded : 0;
   }
 
   // Whether the Hopper kernel multiplies the merged groups of `p` by diagonal blocks, without zero MACs
@@ -202,6 +228,11 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   }
 
   size_t workspace_bytes(const ConvProblem& p, int k_batch) const override {
+    if (const int64_t padded = channel_padding(p); padded > 0) {
+      const ConvProblem q = kernels::channel_padded_problem(p, padded);
+      return padded_tensor_bytes(q, ConvTensor::kInput) + padded_tensor_bytes(q, ConvTensor::kWeight) +
+             workspace_bytes(q, k_batch);
+    }
     if (runs_merged_direct(p)) return splits_to_workspace(k_batch) ? split_bytes(p, k_batch) : 0;
     if (Traits::kDirection != ConvDirection::kBwdWeight) {
       if (kernels::StridePhases phases; stride_phases(p, phases)) {
@@ -235,6 +266,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
 
   std::vector<int> split_k_candidates(const ConvProblem& p, int sms) const override {
     if (Traits::kDirection != ConvDirection::kBwdWeight || Traits::kStreamK) return {1};
+    if (const int64_t padded = channel_padding(p); padded > 0) {
+      return split_k_candidates(kernels::channel_padded_problem(p, padded), sms);
+    }
     if (kernels::MergedGroupBwdWeightPlan plan; merged_direct_plan(p, 1, plan)) {
       // A split is whole steps, at least two (one's copies overlap the other's MMAs).
       const int64_t ctas = (p.G / Traits::kNumGroupsToMerge) * ceil_div(plan.items, Config::kThreads / 32);
@@ -277,6 +311,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       return cudaErrorNotSupported;
     } else {
       if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
+      if (const int64_t padded = channel_padding(p); padded > 0) return run_channel_padded(p, args, padded);
       if (kernels::MergedGroupBwdWeightPlan plan; merged_direct_plan(p, args.k_batch, plan)) {
         return run_merged_direct(p, args, plan);
       }
@@ -286,6 +321,46 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   }
 
  private:
+  // A tensor of the padded problem in the workspace, 256-byte aligned.
+  static size_t padded_tensor_bytes(const ConvProblem& q, ConvTensor tensor) {
+    return (size_t(tensor_elements(q, tensor)) * Config::kElemBytes + 255) / 256 * 256;
+  }
+
+  // `p` as the problem of `padded` channels per group: the tensors it reads with C/G channels copied into the
+  // workspace with zero channels appended, the run, and the tensor it writes with C/G channels copied out.
+  cudaError_t run_channel_padded(const ConvProblem& p, const ConvArgs& args, int64_t padded) const {
+    using Element = typename Config::ElementGlobal;
+    constexpr auto kRoles = kernels::channel_padding_roles(Traits::kDirection);
+    const ConvProblem q = kernels::channel_padded_problem(p, padded);
+    const int64_t cg = p.c_per_group();
+    const size_t input_bytes = padded_tensor_bytes(q, ConvTensor::kInput);
+    const size_t tensors_bytes = input_bytes + padded_tensor_bytes(q, ConvTensor::kWeight);
+    auto* base = static_cast<unsigned char*>(args.workspace);
+    ConvArgs sub = args;
+    sub.input = base;
+    sub.weight = base + input_bytes;
+    sub.workspace = base + tensors_bytes;
+    sub.workspace_bytes = args.workspace_bytes - tensors_bytes;
+    const int64_t input_rows = kernels::channel_rows(p, ConvTensor::kInput);
+    const int64_t weight_rows = kernels::channel_rows(p, ConvTensor::kWeight);
+    if (kRoles.pads_input) {
+      TD_RETURN_IF_CUDA_ERROR(
+          kernels::copy_channel_rows<Element>(args.input, sub.input, input_rows, cg, padded, args.stream));
+    }
+    if (kRoles.pads_weight) {
+      TD_RETURN_IF_CUDA_ERROR(
+          kernels::copy_channel_rows<Element>(args.weight, sub.weight, weight_rows, cg, padded, args.stream));
+    }
+    TD_RETURN_IF_CUDA_ERROR(run(q, sub));
+    if (kRoles.written == ConvTensor::kInput) {
+      return kernels::copy_channel_rows<Element>(sub.input, args.input, input_rows, padded, cg, args.stream);
+    }
+    if (kRoles.written == ConvTensor::kWeight) {
+      return kernels::copy_channel_rows<Element>(sub.weight, args.weight, weight_rows, padded, cg, args.stream);
+    }
+    return cudaSuccess;
+  }
+
   static size_t pairing_bytes(const ConvProblem& p) {
     const int factor = pairing(p);  // the expanded weights
     return factor > 1 ? size_t(kernels::paired_weight_elements(p, factor)) * Config::kElemBytes : 0;
@@ -741,6 +816,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
   }
   static bool uses_workspace(const ConvProblem& p, int k_batch) {
+    if (channel_padding(p) > 0) return true;
     if (runs_merged_direct(p)) return splits_to_workspace(k_batch);
     kernels::StridePhases phases;
     return splits_to_workspace(k_batch) || folds(p) || pairing(p) > 1 || stride_phases(p, phases);

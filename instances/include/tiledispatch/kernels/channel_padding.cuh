@@ -1,0 +1,87 @@
+// Channels padded to the vector width: a layer whose C/G no vector of the configuration divides (an RGB stem,
+// C = 3) runs as the same layer with C/G rounded up to a multiple of every vector that reads a C/G run, its
+// extra channels zero. The padded copies live in the workspace. Which tensors are copied follows from the
+// direction: the ones whose channels are C/G and that the GEMM reads get zero channels (fwd: input and weights;
+// bwd_data: weights; bwd_weight: input), so every extra product is a zero; the one it writes is computed padded
+// and its first C/G channels copied out (bwd_data: the input gradient; bwd_weight: the weight gradient).
+// cuDNN and CUTLASS do the same for such layers (CUTLASS's fixed/few-channels iterators need C a multiple of
+// the access width); the gathers then move whole 16-byte pixels instead of 2-byte elements.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "tiledispatch/runtime/direction.hpp"
+#include "tiledispatch/runtime/problem.hpp"
+
+namespace tiledispatch::kernels {
+
+// The problem as the kernel sees it: `padded_cg` channels per group, input and weights alike.
+inline ConvProblem channel_padded_problem(const ConvProblem& p, int64_t padded_cg) {
+  ConvProblem q = p;
+  q.C = p.G * padded_cg;
+  return q;
+}
+
+// Rows of C/G channels in a tensor whose channels are C/G per row (input: pixels x groups, weights: K x taps).
+inline int64_t channel_rows(const ConvProblem& p, ConvTensor tensor) {
+  return tensor == ConvTensor::kInput ? p.N * p.input_spatial() * p.G : p.K * p.filter_spatial();
+}
+
+// What a run on padded channels copies, per direction (the header comment says why these).
+struct ChannelPaddingRoles {
+  bool pads_input, pads_weight;  // read: zero channels appended
+  ConvTensor written;            // computed padded, copied out when it has C/G channels (input or weight)
+};
+constexpr ChannelPaddingRoles channel_padding_roles(ConvDirection direction) {
+  switch (direction) {
+    case ConvDirection::kFwd: return {true, true, ConvTensor::kOutput};
+    case ConvDirection::kBwdData: return {false, true, ConvTensor::kInput};
+    case ConvDirection::kBwdWeight: return {true, false, ConvTensor::kWeight};
+  }
+  return {false, false, ConvTensor::kOutput};
+}
+
+// rows x `from` channels -> rows x `to` channels: the first min(from, to) of each row copied, the rest zero
+// (from < to pads, from > to drops the padding). Each thread writes `Chunk` consecutive channels of a row, so
+// 16-bit rows of 8 (fp32: 4) padded channels are one 16-byte store.
+template <class Element, int Chunk>
+__global__ void copy_channel_rows_kernel(const Element* __restrict__ src, Element* __restrict__ dst, int64_t rows,
+                                         int64_t from, int64_t to) {
+  struct alignas(sizeof(Element) * Chunk) Pack {
+    Element v[Chunk];
+  };
+  const int64_t chunks_per_row = to / Chunk;
+  const int64_t count = rows * chunks_per_row;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t row = i / chunks_per_row;
+    const int64_t c0 = (i % chunks_per_row) * Chunk;
+    const Element* in = src + row * from;
+    Pack pack;
+#pragma unroll
+    for (int j = 0; j < Chunk; ++j) pack.v[j] = c0 + j < from ? in[c0 + j] : Element(0.0f);
+    *reinterpret_cast<Pack*>(dst + row * to + c0) = pack;
+  }
+}
+
+template <class Element>
+cudaError_t copy_channel_rows(const void* src, void* dst, int64_t rows, int64_t from, int64_t to,
+                              cudaStream_t stream) {
+  constexpr int kWide = int(16 / sizeof(Element));
+  const bool wide = to % kWide == 0 && reinterpret_cast<uintptr_t>(dst) % 16 == 0;
+  const int64_t threads = rows * (wide ? to / kWide : to);
+  const int blocks = int(std::clamp<int64_t>((threads + 255) / 256, 1, 8192));
+  if (wide) {
+    copy_channel_rows_kernel<Element, kWide><<<blocks, 256, 0, stream>>>(static_cast<const Element*>(src),
+                                                                        static_cast<Element*>(dst), rows, from, to);
+  } else {
+    copy_channel_rows_kernel<Element, 1><<<blocks, 256, 0, stream>>>(static_cast<const Element*>(src),
+                                                                    static_cast<Element*>(dst), rows, from, to);
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace tiledispatch::kernels

@@ -1,0 +1,210 @@
+// GPU check of channels padded to the vector width (kernels/channel_padding.cuh): layers whose C/G no vector of
+// the configuration divides (an RGB stem, grayscale, C/G = 3 grouped, C = 20) run as the padded problem on
+// default-like configurations of both kernel generations, in every direction, 2D and 3D.
+// Per (instance, problem): the padded C/G must be the one expected (16-bit vectors 4/8/8: C/G rounded up to 8;
+// fp32 vectors 2/4/4: to 4; none where C/G is a multiple already, and no kernel where K/G still fails a
+// vector), the workspace must be used exactly where padding is, the result (written into poison) must match
+// the reference, and the tensors the run reads must come back unchanged. bwd_weight runs at k_batch 1, 3, 16
+// and its largest automatic factor, each split run twice for the same bits (bwd_weight_runs.cuh).
+// Last line: "<n> checked, <p> padded, <f> failures".
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../../bench/gpu_check/bwd_weight_runs.cuh"
+#include "../../bench/gpu_check/check_tensors.cuh"
+#include "../../bench/gpu_check/hand_traits.hpp"
+#include "tiledispatch/reference/device.cuh"
+
+namespace tiledispatch::hand {
+// clang-format off
+//      name                      dir          nd dtype  spec      tile         waves  warp tile  vec     pipeline  scheduler   epilogue   dsb    gm 2st   expl   split  sk     wg
+TD_HAND(pad_fwd_fp16_128x128x64,  kFwd,      2, kFp16, kDefault, 128,128,64,  2,2,1, 32,32,16,  4,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
+TD_HAND(pad_fwd_bf16_3d_128x64x32, kFwd,     3, kBf16, kDefault, 128,64,32,   2,2,1, 32,32,16,  4,8,8,  kCompV3,    kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
+TD_HAND(pad_fwd_fp32_128x64x32,   kFwd,      2, kFp32, kDefault, 128,64,32,   2,2,1, 32,32,8,   2,4,4,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
+TD_HAND(pad_bwdd_fp16_128x128x64, kBwdData,  2, kFp16, kDefault, 128,128,64,  2,2,1, 32,32,16,  4,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
+TD_HAND(pad_bwdd_bf16_3d_128x64x32, kBwdData, 3, kBf16, kDefault, 128,64,32,  2,2,1, 32,32,16,  4,8,8,  kMem,     kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
+TD_HAND(pad_bwdw_fp16_128x128x64, kBwdWeight, 2, kFp16, kDefault, 128,128,64, 2,2,1, 32,32,16,  4,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
+TD_HAND(pad_bwdw_fp16_64x64x32_2st, kBwdWeight, 3, kFp16, kDefault, 64,64,32, 2,2,1, 32,32,16,  4,8,8,  kMem,     kIntrawave, kCShuffle, false, 1, true,  false, false, false, 1)
+TD_HAND(pad_bwdw_fp32_64x64x32,   kBwdWeight, 2, kFp32, kDefault, 64,64,32,   2,2,1, 32,32,8,   2,4,4,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
+// clang-format on
+}  // namespace tiledispatch::hand
+
+namespace {
+using namespace tiledispatch;
+
+ConvProblem conv(int nd, int64_t G, int64_t N, int64_t C, int64_t K, std::array<int64_t, 3> in, int64_t f, int64_t s,
+                 int64_t pad) {
+  ConvProblem p;
+  p.ndim_spatial = nd;
+  p.G = G, p.N = N, p.C = C, p.K = K;
+  p.input = in;
+  const int64_t fd = nd == 3 ? f : 1, sd = nd == 3 ? s : 1, pd = nd == 3 ? pad : 0;
+  p.filter = {fd, f, f};
+  p.stride = {sd, s, s};
+  p.left_pad = {pd, pad, pad};
+  p.right_pad = {pd, pad, pad};
+  return p;
+}
+
+struct Case {
+  const char* label;
+  ConvProblem problem;
+  int64_t padded_16bit, padded_fp32;  // the padded C/G expected: 0 none, -1 no kernel
+};
+
+// The padded C/G an instance of this dtype must choose (the expectation of the case).
+int64_t expected_padding(const Case& c, DataType dt) {
+  return dt == DataType::kFp32 ? c.padded_fp32 : c.padded_16bit;
+}
+
+// The bytes of a device tensor, for checking that a run left it as it was.
+std::vector<unsigned char> bytes_of(const void* ptr, size_t n) {
+  std::vector<unsigned char> host(n);
+  TD_CHECK_CUDA(cudaMemcpy(host.data(), ptr, n, cudaMemcpyDeviceToHost));
+  return host;
+}
+
+// One fwd or bwd_data run into a poisoned result; the failure text, empty when it passed.
+std::string check_forward_or_data(const GroupedConvInstance& inst, const ConvProblem& p, uint32_t seed,
+                                  bool padded, double& err) {
+  const ConvDirection dir = inst.signature().direction;
+  const DataType dt = inst.signature().dtype;
+  const int e_bytes = element_bytes(dt);
+  const int64_t in_n = p.input_elements(), wei_n = p.weight_elements(), out_n = p.output_elements();
+  const int64_t res_n = reference::result_elements(dir, p);
+  check::RunBuffers b;
+  TD_CHECK_CUDA(cudaMalloc(&b.in, size_t(in_n) * e_bytes));
+  TD_CHECK_CUDA(cudaMalloc(&b.wei, size_t(wei_n) * e_bytes));
+  TD_CHECK_CUDA(cudaMalloc(&b.out, size_t(out_n) * e_bytes));
+  TD_CHECK_CUDA(cudaMalloc(&b.ref, size_t(res_n) * 4));
+  TD_CHECK_CUDA(cudaMalloc(&b.got, size_t(res_n) * 4));
+  ConvArgs args;
+  args.input = b.in, args.weight = b.wei, args.output = b.out, args.k_batch = 1;
+  args.workspace_bytes = inst.workspace_bytes(p, 1);
+  if (args.workspace_bytes > 0) TD_CHECK_CUDA(cudaMalloc(&args.workspace, args.workspace_bytes));
+  b.work = args.workspace;
+  std::string failure;
+  const bool phases = dir == ConvDirection::kBwdData && (p.stride[0] > 1 || p.stride[1] > 1 || p.stride[2] > 1);
+  if ((padded || phases) != (args.workspace_bytes > 0)) failure = "workspace only where padded or by phases";
+  const bool fwd = dir == ConvDirection::kFwd;
+  void* result = fwd ? b.out : b.in;
+  void* read = fwd ? b.in : b.out;
+  const int64_t read_n = fwd ? in_n : out_n;
+  check::fill(dt, b.wei, wei_n, seed);
+  check::fill(dt, read, read_n, seed + 1);
+  TD_CHECK_CUDA(cudaMemset(result, 0xFF, size_t(res_n) * e_bytes));  // poison: NaN in every dtype
+  TD_CHECK_CUDA(reference::run(dir, dt, p, args, b.ref));
+  TD_CHECK_CUDA(cudaMemset(result, 0xFF, size_t(res_n) * e_bytes));
+  if (args.workspace != nullptr) TD_CHECK_CUDA(cudaMemset(args.workspace, 0xFF, args.workspace_bytes));
+  const auto weight_before = bytes_of(b.wei, size_t(wei_n) * e_bytes);
+  const auto read_before = bytes_of(read, size_t(read_n) * e_bytes);
+  if (!inst.check_args(p, args)) failure = "check_args refused";
+  if (inst.run(p, args) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) failure = "run failed";
+  if (bytes_of(b.wei, weight_before.size()) != weight_before || bytes_of(read, read_before.size()) != read_before) {
+    failure += (failure.empty() ? "" : "; ") + std::string("a tensor the run reads was changed");
+  }
+  check::widen(dt, result, b.got, res_n);
+  std::vector<float> ref(static_cast<size_t>(res_n)), got(static_cast<size_t>(res_n));
+  TD_CHECK_CUDA(cudaMemcpy(ref.data(), b.ref, ref.size() * 4, cudaMemcpyDeviceToHost));
+  TD_CHECK_CUDA(cudaMemcpy(got.data(), b.got, got.size() * 4, cudaMemcpyDeviceToHost));
+  err = check::relative_l2(got, ref);
+  const double tolerance = dt == DataType::kFp32 ? 2e-3 : 1e-2;
+  if (!(err <= tolerance)) failure += (failure.empty() ? "" : "; ") + std::string("relative L2 ") + std::to_string(err);
+  return failure;
+}
+
+template <class Instance>
+struct Entry {
+  static int64_t padding(const ConvProblem& p) { return Instance::channel_padding(p); }
+};
+}  // namespace
+
+int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // every case's line printed before a fault stops the program
+  using namespace tiledispatch::hand;
+  struct Listed {
+    std::unique_ptr<GroupedConvInstance> instance;
+    int64_t (*padding)(const ConvProblem&);
+  };
+  std::vector<Listed> list;
+  auto add = [&list](auto instance) {
+    using Instance = decltype(instance);
+    list.push_back({std::make_unique<Instance>(), &Entry<Instance>::padding});
+  };
+  add(pad_fwd_fp16_128x128x64{});
+  add(pad_fwd_bf16_3d_128x64x32{});
+  add(pad_fwd_fp32_128x64x32{});
+  add(pad_bwdd_fp16_128x128x64{});
+  add(pad_bwdd_bf16_3d_128x64x32{});
+  add(pad_bwdw_fp16_128x128x64{});
+  add(pad_bwdw_fp16_64x64x32_2st{});
+  add(pad_bwdw_fp32_64x64x32{});
+  const std::vector<Case> cases = {
+      {"stem C=3 7x7 stride 2 odd", conv(2, 1, 2, 3, 64, {1, 37, 29}, 7, 2, 3), 8, 4},
+      {"grayscale C=1 5x5 odd", conv(2, 1, 2, 1, 32, {1, 13, 11}, 5, 1, 2), 8, 4},
+      {"C/G=3 K/G=16 G=2 3x3", conv(2, 2, 3, 6, 32, {1, 9, 10}, 3, 1, 1), 8, 4},
+      {"C=20 1x1", conv(2, 1, 3, 20, 32, {1, 9, 9}, 1, 1, 0), 24, 0},
+      {"C=12 3x3 stride 2 odd", conv(2, 1, 2, 12, 16, {1, 11, 13}, 3, 2, 1), 16, 0},
+      {"3D C=3 3x3x3 stride 2", conv(3, 1, 1, 3, 16, {5, 7, 6}, 3, 2, 1), 8, 4},
+      {"3D C=5 1x1x1", conv(3, 1, 2, 5, 32, {3, 4, 5}, 1, 1, 0), 8, 8},
+      {"C=16: no padding", conv(2, 1, 2, 16, 32, {1, 9, 9}, 3, 1, 1), 0, 0},
+      {"C=3 K=5: no kernel (K/G)", conv(2, 1, 2, 3, 5, {1, 9, 9}, 3, 1, 1), -1, -1},
+  };
+  const int sms = check::sm_count();
+  int checked = 0, padded_count = 0, failures = 0;
+  uint32_t seed = 23;
+  for (const Case& c : cases) {
+    const ConvProblem& p = c.problem;
+    for (const Listed& e : list) {
+      const GroupedConvInstance& inst = *e.instance;
+      const std::string name(inst.name());
+      if (inst.signature().ndim_spatial != p.ndim_spatial) continue;
+      const DataType dt = inst.signature().dtype;
+      const int64_t expected = expected_padding(c, dt);
+      const int64_t padded = e.padding(p);
+      const bool supported = bool(inst.is_supported(p));
+      std::string failure;
+      if (supported != (expected >= 0)) {
+        failure = supported ? "supported, expected no kernel" : "not supported: " + inst.is_supported(p).reason;
+      } else if (padded != std::max<int64_t>(expected, 0)) {
+        failure = "padded C/G " + std::to_string(padded) + ", expected " + std::to_string(expected);
+      }
+      if (!supported) {
+        if (!failure.empty()) ++failures;
+        std::printf("%s %s | no kernel: %s | %s%s%s\n", failure.empty() ? "PASS" : "FAIL", name.c_str(),
+                    inst.is_supported(p).reason.c_str(), c.label, failure.empty() ? "" : " | ", failure.c_str());
+        ++checked;
+        continue;
+      }
+      std::string detail;
+      if (inst.signature().direction == ConvDirection::kBwdWeight) {
+        for (const auto& run : check::run_bwd_weight(inst, p, sms, seed, name + " " + c.label)) {
+          if (!run.failure.empty()) failure += (failure.empty() ? "" : "; ") + run.failure;
+          if (padded > 0 && inst.workspace_bytes(p, run.k_batch) == 0) {
+            failure += (failure.empty() ? "" : "; ") + std::string("padded without workspace");
+          }
+          char part[64];
+          std::snprintf(part, sizeof(part), " k%d %.1e%s", run.k_batch, run.rel_l2, run.rerun ? " same bits" : "");
+          detail += part;
+        }
+      } else {
+        double err = 0;
+        failure += check_forward_or_data(inst, p, seed, padded > 0, err);
+        seed += 2;
+        char part[32];
+        std::snprintf(part, sizeof(part), " rel L2 %.2e", err);
+        detail = part;
+      }
+      ++checked;
+      padded_count += padded > 0 ? 1 : 0;
+      if (!failure.empty()) ++failures;
+      std::printf("%s %s | padded C/G %lld | %s |%s%s%s\n", failure.empty() ? "PASS" : "FAIL", name.c_str(),
+                  static_cast<long long>(padded), c.label, detail.c_str(), failure.empty() ? "" : " | ",
+                  failure.c_str());
+    }
+  }
+  std::printf("%d checked, %d padded, %d failures\n", checked, padded_count, failures);
+  return failures == 0 ? 0 : 1;
+}
