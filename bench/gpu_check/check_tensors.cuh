@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "tiledispatch/runtime/arguments.hpp"
 #include "tiledispatch/runtime/check.hpp"
+#include "tiledispatch/runtime/problem.hpp"
 #include "tiledispatch/runtime/types.hpp"
 
 namespace tiledispatch::check {
@@ -93,6 +95,21 @@ struct RunBuffers {
   RunBuffers& operator=(const RunBuffers&) = delete;
   ~RunBuffers() {
     for (void* p : {in, wei, out, work, static_cast<void*>(ref), static_cast<void*>(got)}) cudaFree(p);
+  }
+  // Allocates the three tensors of `p` in `dt`, the reference and result of `result_elements` floats and
+  // `workspace_bytes` of workspace (none where 0); the arguments of a k_batch 1 run over them.
+  ConvArgs allocate(const ConvProblem& p, DataType dt, int64_t result_elements, size_t workspace_bytes) {
+    const size_t e_bytes = size_t(element_bytes(dt));
+    TD_CHECK_CUDA(cudaMalloc(&in, size_t(p.input_elements()) * e_bytes));
+    TD_CHECK_CUDA(cudaMalloc(&wei, size_t(p.weight_elements()) * e_bytes));
+    TD_CHECK_CUDA(cudaMalloc(&out, size_t(p.output_elements()) * e_bytes));
+    TD_CHECK_CUDA(cudaMalloc(&ref, size_t(result_elements) * 4));
+    TD_CHECK_CUDA(cudaMalloc(&got, size_t(result_elements) * 4));
+    if (workspace_bytes > 0) TD_CHECK_CUDA(cudaMalloc(&work, workspace_bytes));
+    ConvArgs args;
+    args.input = in, args.weight = wei, args.output = out, args.k_batch = 1;
+    args.workspace = work, args.workspace_bytes = workspace_bytes;
+    return args;
   }
 };
 

@@ -75,16 +75,7 @@ std::string check_forward_or_data(const GroupedConvInstance& inst, const ConvPro
   const int64_t in_n = p.input_elements(), wei_n = p.weight_elements(), out_n = p.output_elements();
   const int64_t res_n = reference::result_elements(dir, p);
   check::RunBuffers b;
-  TD_CHECK_CUDA(cudaMalloc(&b.in, size_t(in_n) * e_bytes));
-  TD_CHECK_CUDA(cudaMalloc(&b.wei, size_t(wei_n) * e_bytes));
-  TD_CHECK_CUDA(cudaMalloc(&b.out, size_t(out_n) * e_bytes));
-  TD_CHECK_CUDA(cudaMalloc(&b.ref, size_t(res_n) * 4));
-  TD_CHECK_CUDA(cudaMalloc(&b.got, size_t(res_n) * 4));
-  ConvArgs args;
-  args.input = b.in, args.weight = b.wei, args.output = b.out, args.k_batch = 1;
-  args.workspace_bytes = inst.workspace_bytes(p, 1);
-  if (args.workspace_bytes > 0) TD_CHECK_CUDA(cudaMalloc(&args.workspace, args.workspace_bytes));
-  b.work = args.workspace;
+  const ConvArgs args = b.allocate(p, dt, res_n, inst.workspace_bytes(p, 1));
   std::string failure;
   const bool phases = dir == ConvDirection::kBwdData && (p.stride[0] > 1 || p.stride[1] > 1 || p.stride[2] > 1);
   if ((padded || phases) != (args.workspace_bytes > 0)) failure = "workspace only where padded or by phases";

@@ -111,16 +111,8 @@ int main() {
       const int64_t in_n = p.input_elements(), wei_n = p.weight_elements(), out_n = p.output_elements();
       const int64_t res_n = reference::result_elements(dir, p);
       check::RunBuffers b;
-      TD_CHECK_CUDA(cudaMalloc(&b.in, size_t(in_n) * e_bytes));
-      TD_CHECK_CUDA(cudaMalloc(&b.wei, size_t(wei_n) * e_bytes));
-      TD_CHECK_CUDA(cudaMalloc(&b.out, size_t(out_n) * e_bytes));
-      TD_CHECK_CUDA(cudaMalloc(&b.ref, size_t(res_n) * 4));
-      TD_CHECK_CUDA(cudaMalloc(&b.got, size_t(res_n) * 4));
-      ConvArgs args;
-      args.input = b.in, args.weight = b.wei, args.output = b.out, args.k_batch = 1;
-      args.workspace_bytes = inst.workspace_bytes(p, 1);  // the expanded weights where groups are paired
-      if (args.workspace_bytes > 0) TD_CHECK_CUDA(cudaMalloc(&args.workspace, args.workspace_bytes));
-      b.work = args.workspace;
+      // the workspace: the expanded weights where groups are paired
+      const ConvArgs args = b.allocate(p, dt, res_n, inst.workspace_bytes(p, 1));
       // stride-2 bwd_data runs by stride phases (stride_phases.hpp), whose filters live in the workspace
       const bool phases = !fwd && !unit_or_fwd;
       // channels padded to the vectors (C/G = 4 on 8-wide vectors) copy the padded tensors there too

@@ -82,20 +82,10 @@ int main() {
       const int e_bytes = element_bytes(dt);
       const int64_t in_n = p.input_elements(), wei_n = p.weight_elements(), out_n = p.output_elements();
       check::RunBuffers b;
-      TD_CHECK_CUDA(cudaMalloc(&b.in, size_t(in_n) * e_bytes));
-      TD_CHECK_CUDA(cudaMalloc(&b.wei, size_t(wei_n) * e_bytes));
-      TD_CHECK_CUDA(cudaMalloc(&b.out, size_t(out_n) * e_bytes));
-      TD_CHECK_CUDA(cudaMalloc(&b.ref, size_t(in_n) * 4));
-      TD_CHECK_CUDA(cudaMalloc(&b.got, size_t(in_n) * 4));
-      ConvArgs args;
-      args.input = b.in, args.weight = b.wei, args.output = b.out, args.k_batch = 1;
-      args.workspace_bytes = inst.workspace_bytes(p, 1);  // the phases' filters (and paired weights)
+      // the workspace: the phases' filters (and paired weights)
+      const ConvArgs args = b.allocate(p, dt, in_n, inst.workspace_bytes(p, 1));
       if (phases && args.workspace_bytes < size_t(wei_n) * e_bytes) failure = "workspace below the filters";
-      if (args.workspace_bytes > 0) {
-        TD_CHECK_CUDA(cudaMalloc(&args.workspace, args.workspace_bytes));
-        TD_CHECK_CUDA(cudaMemset(args.workspace, 0xFF, args.workspace_bytes));
-      }
-      b.work = args.workspace;
+      if (args.workspace_bytes > 0) TD_CHECK_CUDA(cudaMemset(args.workspace, 0xFF, args.workspace_bytes));
       check::fill(dt, b.wei, wei_n, seed);
       check::fill(dt, b.out, out_n, seed + 1);
       TD_CHECK_CUDA(cudaMemset(b.in, 0xFF, size_t(in_n) * e_bytes));  // poison: NaN in every dtype
