@@ -11,7 +11,7 @@ import sys
 import pytest
 from runtime_build import REPO_ROOT
 
-from tiledispatch import Registry
+from tiledispatch import Problem, Registry
 
 VARIANT = REPO_ROOT / "build" / "tiny-sm_90a"
 LIBRARY = VARIANT / "lib" / "libtiledispatch_tiny.so"
@@ -67,3 +67,36 @@ def test_selection_makes_no_cuda_call() -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     assert [line.split("_")[2] for line in result.stdout.splitlines()] == ["fwd", "bwd", "bwd"]
     assert [line for line in result.stderr.splitlines() if "find library=libcuda.so" in line] == []
+
+
+def padded_bytes(elements: int) -> int:
+    """A padded tensor in the workspace: fp16 elements, rounded up to 256 bytes."""
+    return (elements * 2 + 255) // 256 * 256
+
+
+def test_channels_padded_to_the_vectors(built: Registry) -> None:
+    """An RGB stem (C = 3), which no vector of the 16-bit implicit-GEMM instances (4/8/8) divides, runs on
+    every instance that runs the same layer with C = 8, in every direction, its channels padded to 8 in the
+    workspace: fwd holds the padded input and weights there. K = 5, which no output vector divides, stays
+    without a kernel (docs/pipelines.md, "Channels padded to the vectors"). Host only: support and fwd
+    workspace make no CUDA call."""
+    stem = Problem(N=2, C=3, K=64, G=1, Hi=37, Wi=29, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3)
+    gemm = [k.name for k in built.kernels if "_fp16_nhwgc_2d_" in k.name]
+    for direction in ("fwd", "bwd_data", "bwd_weight"):
+        names = {name for name in gemm if name.startswith(f"grouped_conv_{direction}_fp16")}
+
+        def running(problem: Problem, names: set[str] = names, direction: str = direction) -> set[str]:
+            verdicts = built.supported(problem.with_direction(direction), only_supported=True)
+            return {s.kernel for s in verdicts} & names
+
+        wide = running(stem.replace(C=8))
+        assert wide, f"no fp16 2D implicit-GEMM {direction} instance of tiny runs the C = 8 layer"
+        assert running(stem) == wide
+        assert not running(stem.replace(K=5))
+    padded_input = padded_bytes(2 * 37 * 29 * 8)
+    padded_weights = padded_bytes(64 * 7 * 7 * 8)
+    fwd = {s.kernel for s in built.supported(stem, only_supported=True)} & set(gemm)
+    assert fwd
+    for name in fwd:
+        assert built.workspace_bytes(stem, name) == padded_input + padded_weights, name
+        assert built.workspace_bytes(stem.replace(C=16), name) == 0, name
