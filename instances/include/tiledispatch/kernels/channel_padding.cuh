@@ -30,18 +30,14 @@ inline int64_t channel_rows(const ConvProblem& p, ConvTensor tensor) {
   return tensor == ConvTensor::kInput ? p.N * p.input_spatial() * p.G : p.K * p.filter_spatial();
 }
 
-// What a run on padded channels copies, per direction (the header comment says why these).
-struct ChannelPaddingRoles {
-  bool pads_input, pads_weight;  // read: zero channels appended
-  ConvTensor written;            // computed padded, copied out when it has C/G channels (input or weight)
-};
-constexpr ChannelPaddingRoles channel_padding_roles(ConvDirection direction) {
-  switch (direction) {
-    case ConvDirection::kFwd: return {true, true, ConvTensor::kOutput};
-    case ConvDirection::kBwdData: return {false, true, ConvTensor::kInput};
-    case ConvDirection::kBwdWeight: return {true, false, ConvTensor::kWeight};
-  }
-  return {false, false, ConvTensor::kOutput};
+// Whether a run on padded channels copies `tensor` in (it is read: A or B of the direction's GEMM, and has
+// C/G channels) and out (it is written: C, with C/G channels). direction_roles says which tensor is which.
+constexpr bool pads_read(ConvDirection direction, ConvTensor tensor) {
+  const DirectionRoles roles = direction_roles(direction);
+  return tensor != ConvTensor::kOutput && (roles.a == tensor || roles.b == tensor);
+}
+constexpr bool pads_written(ConvDirection direction, ConvTensor tensor) {
+  return tensor != ConvTensor::kOutput && direction_roles(direction).c == tensor;
 }
 
 // rows x `from` channels -> rows x `to` channels: the first min(from, to) of each row copied, the rest zero

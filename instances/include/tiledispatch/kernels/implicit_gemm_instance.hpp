@@ -58,7 +58,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
 
   Support is_supported(const ConvProblem& p) const override {
     Support as_given = supports_as_given(p);
-    if (!as_given && channel_padding(p) > 0) return Support::yes();
+    if (!as_given && padded_channels(p) > 0) return Support::yes();
     return as_given;
   }
 
@@ -109,17 +109,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   // Channels padded to the vectors (channel_padding.cuh): the padded C/G that runs `p` where `p` runs only so
   // (C/G a multiple of no vector that reads a C/G run, e.g. C = 3), else 0.
   static int64_t channel_padding(const ConvProblem& p) {
-    constexpr DirectionRoles kRoles = direction_roles(Traits::kDirection);
-    const std::pair<ConvTensor, int64_t> vectors[] = {
-        {kRoles.a, Traits::kVectorSizeA}, {kRoles.b, Traits::kVectorSizeB}, {kRoles.c, Traits::kVectorSizeC}};
-    int64_t width = 1;  // every vector that reads a C/G run divides the padded C/G
-    for (const auto& [tensor, vector] : vectors) {
-      if (tensor != ConvTensor::kOutput) width = std::lcm(width, vector);
-    }
-    const int64_t cg = p.c_per_group();
-    if (cg % width == 0 || supports_as_given(p)) return 0;
-    const int64_t padded = ceil_div(cg, width) * width;
-    return supports_as_given(kernels::channel_padded_problem(p, padded)) ? padded : 0;
+    return p.c_per_group() % kPaddingWidth == 0 || supports_as_given(p) ? 0 : padded_channels(p);
   }
 
   // Whether the Hopper kernel multiplies the merged groups of `p` by diagonal blocks, without zero MACs
@@ -321,6 +311,26 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   }
 
  private:
+  // Every vector that reads a C/G run (of the input or the weights) divides the padded C/G.
+  static constexpr int64_t kPaddingWidth = [] {
+    constexpr DirectionRoles kRoles = direction_roles(Traits::kDirection);
+    const std::pair<ConvTensor, int64_t> vectors[] = {
+        {kRoles.a, Traits::kVectorSizeA}, {kRoles.b, Traits::kVectorSizeB}, {kRoles.c, Traits::kVectorSizeC}};
+    int64_t width = 1;
+    for (const auto& [tensor, vector] : vectors) {
+      if (tensor != ConvTensor::kOutput) width = std::lcm(width, vector);
+    }
+    return width;
+  }();
+  // C/G rounded up to kPaddingWidth where that problem is supported as given, else 0 (the caller knows `p`
+  // itself is not).
+  static int64_t padded_channels(const ConvProblem& p) {
+    const int64_t cg = p.c_per_group();
+    if (cg % kPaddingWidth == 0) return 0;
+    const int64_t padded = ceil_div(cg, kPaddingWidth) * kPaddingWidth;
+    return supports_as_given(kernels::channel_padded_problem(p, padded)) ? padded : 0;
+  }
+
   // A tensor of the padded problem in the workspace, 256-byte aligned.
   static size_t padded_tensor_bytes(const ConvProblem& q, ConvTensor tensor) {
     return (size_t(tensor_elements(q, tensor)) * Config::kElemBytes + 255) / 256 * 256;
@@ -330,7 +340,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   // workspace with zero channels appended, the run, and the tensor it writes with C/G channels copied out.
   cudaError_t run_channel_padded(const ConvProblem& p, const ConvArgs& args, int64_t padded) const {
     using Element = typename Config::ElementGlobal;
-    constexpr auto kRoles = kernels::channel_padding_roles(Traits::kDirection);
+    constexpr ConvDirection kDir = Traits::kDirection;
     const ConvProblem q = kernels::channel_padded_problem(p, padded);
     const int64_t cg = p.c_per_group();
     const size_t input_bytes = padded_tensor_bytes(q, ConvTensor::kInput);
@@ -343,22 +353,22 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     sub.workspace_bytes = args.workspace_bytes - tensors_bytes;
     const int64_t input_rows = kernels::channel_rows(p, ConvTensor::kInput);
     const int64_t weight_rows = kernels::channel_rows(p, ConvTensor::kWeight);
-    if (kRoles.pads_input) {
+    if constexpr (kernels::pads_read(kDir, ConvTensor::kInput)) {
       TD_RETURN_IF_CUDA_ERROR(
           kernels::copy_channel_rows<Element>(args.input, sub.input, input_rows, cg, padded, args.stream));
     }
-    if (kRoles.pads_weight) {
+    if constexpr (kernels::pads_read(kDir, ConvTensor::kWeight)) {
       TD_RETURN_IF_CUDA_ERROR(
           kernels::copy_channel_rows<Element>(args.weight, sub.weight, weight_rows, cg, padded, args.stream));
     }
     TD_RETURN_IF_CUDA_ERROR(run(q, sub));
-    if (kRoles.written == ConvTensor::kInput) {
+    if constexpr (kernels::pads_written(kDir, ConvTensor::kInput)) {
       return kernels::copy_channel_rows<Element>(sub.input, args.input, input_rows, padded, cg, args.stream);
-    }
-    if (kRoles.written == ConvTensor::kWeight) {
+    } else if constexpr (kernels::pads_written(kDir, ConvTensor::kWeight)) {
       return kernels::copy_channel_rows<Element>(sub.weight, args.weight, weight_rows, padded, cg, args.stream);
+    } else {
+      return cudaSuccess;
     }
-    return cudaSuccess;
   }
 
   static size_t pairing_bytes(const ConvProblem& p) {
