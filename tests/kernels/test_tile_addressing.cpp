@@ -17,7 +17,7 @@ using tiledispatch::ConvProblem;
 namespace k = tiledispatch::kernels;
 using tiledispatch::test::cube_problem;
 
-long long g_checked = 0, g_mismatches = 0;
+long long g_checked = 0, g_mismatches = 0, g_tap_checked = 0;
 
 void report(const char* what, long long row, long long kk, bool ga, long long oa, bool gb, long long ob) {
   if (++g_mismatches <= 10) {
@@ -56,6 +56,35 @@ void walk(const View& view, int tile_k, int64_t kt0, int tiles, int64_t rows, in
   }
 }
 
+// Tap addressing: where a k-tile spans whole runs of a tap, a producer thread's A chunk of `vector` elements at
+// k-tile offset kk walks a cursor started at its tap (kk rounded down to the run) with advance_runs, and must
+// match a_locate at every row.
+template <class View>
+void walk_taps(const View& view, int tile_k, int vector, int64_t kt0, int tiles, int64_t rows, const char* name) {
+  // a vector stays inside one run (the support check's vector rule)
+  if (view.tile_addressing(tile_k) || !view.tap_addressing(tile_k) || view.tap_run() % vector != 0) return;
+  std::vector<typename View::AInfo> a;
+  for (int64_t m = 0; m < rows; ++m) a.push_back(view.a_prepare(m));
+  for (int kk = 0; kk < tile_k; kk += vector) {
+    const int64_t a_tap = kk - kk % view.tap_run();
+    auto t = view.k_tile(kt0 * tile_k + a_tap);
+    for (int kt = 0; kt < tiles; ++kt) {
+      const int64_t k0 = (kt0 + kt) * tile_k;
+      for (int64_t m = 0; m < rows; ++m) {
+        for (int e = 0; e < vector; ++e) {
+          int64_t oa = 0, ob = 0;
+          const bool ga = view.a_locate(a[m], k0 + kk + e, oa);
+          const bool gb = view.a_locate_tile(a[m], t, kk + e - a_tap, ob);
+          ++g_checked;
+          ++g_tap_checked;
+          if (ga != gb || (ga && oa != ob)) report(name, m, k0 + kk + e, ga, oa, gb, ob);
+        }
+      }
+      view.advance_runs(t, tile_k);
+    }
+  }
+}
+
 template <int NDim, k::FilterGeometry Geometry, int GM>
 void check_problem(const ConvProblem& p, const char* label) {
   for (const int tile_k : {16, 32, 64}) {
@@ -69,10 +98,14 @@ void check_problem(const ConvProblem& p, const char* label) {
       for (const int64_t start : {int64_t(0), f_tiles / 2}) {
         walk(k::FwdView<int64_t, NDim, Geometry, GM>{fwd, g0}, tile_k, start, int(f_tiles - start),
              fwd.gemm_m < 40 ? fwd.gemm_m : 40, fwd.gemm_n, label);
+        walk_taps(k::FwdView<int64_t, NDim, Geometry, GM>{fwd, g0}, tile_k, 4, start, int(f_tiles - start),
+                  fwd.gemm_m < 40 ? fwd.gemm_m : 40, label);
       }
       for (const int64_t start : {int64_t(0), d_tiles / 2}) {
         walk(k::BwdDataView<int64_t, NDim, Geometry, GM>{bwd_data, g0}, tile_k, start, int(d_tiles - start),
              bwd_data.gemm_m < 40 ? bwd_data.gemm_m : 40, bwd_data.gemm_n, label);
+        walk_taps(k::BwdDataView<int64_t, NDim, Geometry, GM>{bwd_data, g0}, tile_k, 4, start, int(d_tiles - start),
+                  bwd_data.gemm_m < 40 ? bwd_data.gemm_m : 40, label);
       }
       for (const int64_t start : {int64_t(0), w_tiles / 2}) {
         walk(k::BwdWeightView<int64_t, NDim, Geometry, GM>{bwd_weight, g0}, tile_k, start, int(w_tiles - start),
@@ -94,6 +127,12 @@ int main() {
   check_problem<2, G::kFilter3x3, 1>(cube_problem(2, 1, 2, 32, 16, 5, 3, 1, 1, 1), "2d filter3x3 geometry");
   check_problem<2, G::kFilter1x1, 1>(cube_problem(2, 1, 2, 32, 32, 7, 1, 2, 0, 1), "2d 1x1 s2");
   check_problem<2, G::kPlainGemm, 1>(cube_problem(2, 1, 3, 64, 32, 5, 1, 1, 0, 1), "2d 1x1 s1 plain");
+  // Tap addressing: C/G (fwd) or K/G (bwd_data) of 4, 8 and 16 under tile_k (a padded stem is C/G = 8, 7x7 s2).
+  check_problem<2, G::kGeneral, 1>(cube_problem(2, 1, 2, 8, 8, 13, 7, 2, 3, 1), "2d 7x7 s2 C/G=8 (tap)");
+  check_problem<2, G::kGeneral, 2>(cube_problem(2, 4, 1, 16, 16, 7, 3, 1, 1, 1), "2d 3x3 gm2 C/G=4 (tap)");
+  check_problem<3, G::kGeneral, 1>(cube_problem(3, 1, 1, 16, 8, 5, 3, 2, 1, 1), "3d 3x3x3 s2 C/G=16 (tap)");
+  check_problem<2, G::kGeneral, 1>(cube_problem(2, 2, 1, 16, 32, 8, 3, 1, 2, 2), "2d 3x3 d2 G2 C/G=8 (tap)");
+  std::printf("tap addressing %lld\n", g_tap_checked);
   std::printf("checked %lld mismatches %lld\n", g_checked, g_mismatches);
   return g_mismatches == 0 ? 0 : 1;
 }

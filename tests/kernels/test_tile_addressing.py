@@ -1,5 +1,5 @@
-"""The Hopper producer's tile addressing (advanced per k-tile) equals the general per-element addressing of
-every view (``test_tile_addressing.cpp``, host only)."""
+"""The Hopper producer's tile addressing and tap addressing (advanced per k-tile) equal the general
+per-element addressing of every view (``test_tile_addressing.cpp``, host only)."""
 
 from __future__ import annotations
 
@@ -30,3 +30,5 @@ def test_tile_addressing_equals_locate(tmp_path: Path) -> None:
     checked, mismatches = int(found[1]), int(found[2])
     assert mismatches == 0 and ran.returncode == 0, ran.stdout[-3000:]
     assert checked > 1_000_000, f"only {checked} comparisons"
+    taps = re.search(r"tap addressing (\d+)", ran.stdout)
+    assert taps and int(taps[1]) > 500_000, "tap addressing was not walked"

@@ -17,8 +17,11 @@
 // Tile addressing (the Hopper producer): where a GEMM-K tile lies inside one filter tap and one merged group
 // (`tile_addressing(tile_k)`, a property of the problem), `k_tile(k0)` splits the tap once per CTA tile,
 // `advance` moves to the next k-tile with adds, and `a_locate_tile` / `b_locate_tile` find each chunk with adds
-// and compares only. Views without it
-// answer `tile_addressing` false and the producer uses `locate` per chunk.
+// and compares only. Tap addressing: where a k-tile instead spans whole runs of a tap
+// (`tap_addressing(tile_k)`: tile_k a multiple of the run, e.g. C/G = 8 with tile_k 32), every chunk of a
+// K-major operand still lies in one tap; the producer then starts a cursor at each thread's tap (`k_tile` of
+// the chunk's first k) and walks it by whole runs (`advance_runs`). Views without either answer false and the producer uses
+// `locate` per chunk.
 #pragma once
 
 #include <cstdint>
@@ -165,6 +168,13 @@ struct KTileCursor {
     gl = 0;
     next_tap(s);
   }
+  // Tap addressing: one k-tile on where tile_k is a multiple of `run` (r0 stays 0).
+  TD_HOST_DEVICE void step_runs(const ConvShape<Index>& s, int tile_k, Index run) {
+    k0 += tile_k;
+    for (Index k = run; k <= tile_k; k += run) {
+      if (++gl == GM) gl = 0, next_tap(s);
+    }
+  }
   // The first k-tile of the next tap (fwd merged groups by diagonal blocks: a k-tile spans a whole tap).
   TD_HOST_DEVICE void next_tap(const ConvShape<Index>& s) {
     ++tap;
@@ -236,22 +246,26 @@ struct FwdView {
   }
   TD_HOST_DEVICE bool b_locate(const BInfo& i, Index k, Index& offset) const {
     if (!i.valid || k >= s.gemm_k) return false;
-    const Index cg = TapsT::channels_per_group(s);
-    const Index gc = GM * cg;
-    const Index tap = k / gc;
-    Index r = k - tap * gc;
-    if constexpr (GM > 1) {
+    if constexpr (GM == 1) {  // a weight row is GEMM K itself: (tap, c) contiguous
+      offset = i.base + k;
+    } else {
+      const Index cg = TapsT::channels_per_group(s);
+      const Index gc = GM * cg;
+      const Index tap = k / gc;
+      Index r = k - tap * gc;
       const Index gl = r / cg;
       if (gl != i.gl) return false;
       r -= gl * cg;
+      offset = i.base + tap * cg + r;
     }
-    offset = i.base + tap * cg + r;
     return true;
   }
 
   // Tile addressing: C/G a multiple of tile_k puts a k-tile inside one tap and one group; off_a / off_b are
   // the k-tile's offsets relative to a chunk's corner pixel (A) and weight row (B).
   TD_HOST_DEVICE bool tile_addressing(int tile_k) const { return TapsT::channels_per_group(s) % tile_k == 0; }
+  TD_HOST_DEVICE Index tap_run() const { return GM * TapsT::channels_per_group(s); }  // GEMM K of one tap
+  TD_HOST_DEVICE bool tap_addressing(int tile_k) const { return tile_k % tap_run() == 0; }
   using KTile = KTileCursor<Index, NDim, Geometry, GM>;
   TD_HOST_DEVICE void k_tile_offsets(KTile& t) const {
     const Index cg = TapsT::channels_per_group(s);
@@ -266,6 +280,10 @@ struct FwdView {
   // The next k-tile (tile_k further along GEMM K).
   TD_HOST_DEVICE void advance(KTile& t, int tile_k) const {
     t.step(s, tile_k, TapsT::channels_per_group(s));
+    k_tile_offsets(t);
+  }
+  TD_HOST_DEVICE void advance_runs(KTile& t, int tile_k) const {
+    t.step_runs(s, tile_k, TapsT::channels_per_group(s));
     k_tile_offsets(t);
   }
   TD_HOST_DEVICE bool a_locate_tile(const AInfo& i, const KTile& t, Index kk, Index& offset) const {
@@ -392,6 +410,10 @@ struct BwdDataView {
   TD_HOST_DEVICE bool tile_addressing(int tile_k) const {
     return s.Kg % tile_k == 0 && s.sd == 1 && s.sh == 1 && s.sw == 1;
   }
+  TD_HOST_DEVICE Index tap_run() const { return GM * s.Kg; }  // GEMM K of one tap
+  TD_HOST_DEVICE bool tap_addressing(int tile_k) const {
+    return tile_k % tap_run() == 0 && s.sd == 1 && s.sh == 1 && s.sw == 1;
+  }
   using KTile = KTileCursor<Index, NDim, Geometry, GM>;
   TD_HOST_DEVICE void k_tile_offsets(KTile& t) const {
     t.off_a = t.gl * s.Kg + t.r0 - ((t.dz * s.Ho + t.dy) * s.Wo + t.dx) * s.K;
@@ -404,6 +426,10 @@ struct BwdDataView {
   }
   TD_HOST_DEVICE void advance(KTile& t, int tile_k) const {
     t.step(s, tile_k, s.Kg);
+    k_tile_offsets(t);
+  }
+  TD_HOST_DEVICE void advance_runs(KTile& t, int tile_k) const {
+    t.step_runs(s, tile_k, s.Kg);
     k_tile_offsets(t);
   }
   TD_HOST_DEVICE bool a_locate_tile(const AInfo& i, const KTile& t, Index kk, Index& offset) const {
@@ -549,9 +575,12 @@ struct BwdWeightView {
 
   // Tile addressing: every problem (a k-tile is a run of output pixels; B walks its pixel forward).
   TD_HOST_DEVICE bool tile_addressing(int) const { return true; }
+  TD_HOST_DEVICE Index tap_run() const { return 1; }
+  TD_HOST_DEVICE bool tap_addressing(int) const { return false; }
   struct KTile { Index k0; };
   TD_HOST_DEVICE KTile k_tile(Index k0) const { return {k0}; }
   TD_HOST_DEVICE void advance(KTile& t, int tile_k) const { t.k0 += tile_k; }
+  TD_HOST_DEVICE void advance_runs(KTile& t, int tile_k) const { t.k0 += tile_k; }
   TD_HOST_DEVICE bool a_locate_tile(const AInfo& i, const KTile& t, Index kk, Index& offset) const {
     return a_locate(i, t.k0 + kk, offset);
   }

@@ -145,6 +145,14 @@ struct CpAsyncProducer {
     if (!by_tma_b) gather_b.init(tid, n0, sB(_, _, 0), [&](Index n) { return view.b_prepare(n); });
     // im2col A and tiled B need tile addressing; the host uses TMA for them only where the problem has it.
     const bool by_tile = view.tile_addressing(Cfg::kTileK);
+    if constexpr (GatherA::kSharedLinePlace) {
+      // A is gathered then (its im2col box needs tile addressing); B may still be one tiled box (fwd weights)
+      if (!by_tile && view.tap_addressing(Cfg::kTileK) && !by_tma_a && (Cfg::kTmaB || !by_tma_b)) {
+        load_by_taps(view, gA, gB, sB, tma, gather_a, gather_b, ring, cursor, n0, group_block, kt_begin, k_tiles,
+                     tid);
+        return;
+      }
+    }
     auto t = view.k_tile(kt_begin * Cfg::kTileK);  // advanced by adds per k-tile (tile addressing)
     const uint32_t tma_bytes = (by_tma_a ? kStageBytesA : 0u) + (by_tma_b ? kStageBytesB : 0u);
     const int32_t row_a = group_block * tma.a_group_step + int32_t(m0);
@@ -210,6 +218,45 @@ struct CpAsyncProducer {
         }
       }
       if (gather) ring.producer_commit(cursor);
+      cursor.advance();
+    }
+  }
+
+  // Tap addressing (conv_gemm_view.hpp): k-tiles of whole taps (tile_k a multiple of the tap's run, e.g. a
+  // stem padded to C/G = 8), A gathered, B gathered or one tiled TMA box. A thread's A chunks lie in one tap
+  // of each k-tile, `a_tap` past its start; `t` walks that tap by adds. Dividing out the tap per chunk instead
+  // left the one producer warpgroup latency-bound (H100, padded stem fwd: 2x slower).
+  template <class SmemB, class GA, class GB>
+  __device__ static void load_by_taps(const View& view, const Element* gA, const Element* gB, const SmemB& sB,
+                                      const TmaOperands& tma, GA& gather_a, GB& gather_b,
+                                      const Ring<Cfg::kStages>& ring, RingCursor<Cfg::kStages>& cursor, Index n0,
+                                      int32_t group_block, Index kt_begin, int k_tiles, int tid) {
+    const bool by_tma_b = tma_b(tma);
+    const Index place = GatherA::line_place(tid);
+    const Index a_tap = place - place % view.tap_run();
+    auto t = view.k_tile(kt_begin * Cfg::kTileK + a_tap);
+    CUTE_NO_UNROLL
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      const Index k0 = (kt_begin + kt) * Cfg::kTileK;
+      ring.producer_acquire(cursor);
+      const int stage = cursor.stage;
+      if (tid == 0) {  // the full barrier's one arrival besides the gathers, with B's bytes where TMA moves it
+        ring.producer_expect(cursor, by_tma_b ? kStageBytesB : 0u);
+        if constexpr (Cfg::kTmaB) {
+          if (by_tma_b) {
+            tma_load_2d(&tma.b, &ring.full[stage], &sB(0, 0, stage), int32_t(k0),
+                        group_block * tma.b_group_step + int32_t(n0));
+          }
+        }
+      }
+      gather_a.copy(tid, uint32_t(stage) * kStageBytesA, gA,
+                    [&](auto& i, Index kk, Index& off) { return view.a_locate_tile(i, t, kk - a_tap, off); });
+      if (!by_tma_b) {
+        gather_b.copy(tid, uint32_t(stage) * kStageBytesB, gB,
+                      [&](auto& i, Index kk, Index& off) { return view.b_locate(i, k0 + kk, off); });
+      }
+      view.advance_runs(t, Cfg::kTileK);
+      ring.producer_commit(cursor);
       cursor.advance();
     }
   }

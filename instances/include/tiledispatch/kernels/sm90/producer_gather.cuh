@@ -44,6 +44,11 @@ struct ProducerGather {
 
   static __device__ bool owns(int tid, int i) { return kChunks % kThreads == 0 || tid + i * kThreads < kChunks; }
 
+  // Whether the chunks a thread owns share their place in a K-major line (lines of a divisor of the thread
+  // count chunks), hence one GEMM-K offset in every k-tile: `line_place(tid)`.
+  static constexpr bool kSharedLinePlace = KMajor && kThreads % kChunksPerLine == 0;
+  static __device__ int line_place(int tid) { return (tid % kChunksPerLine) * V; }
+
   // `stage0` is the (MN, K) tensor of ring stage 0.
   template <class Stage0, class PrepareFn>
   __device__ void init(int tid, Index mn0, const Stage0& stage0, PrepareFn&& prepare) {
