@@ -24,6 +24,7 @@
 #include <cute/atom/mma_atom.hpp>
 #include <cute/atom/mma_traits_sm90_gmma.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <string_view>
 #include <type_traits>
@@ -110,19 +111,32 @@ struct Sm90Config {
   static constexpr int kProducerThreads = kWarpgroupThreads;
   static constexpr int kConsumerThreads = kWarpgroupThreads * kConsumerWarpgroups;
   static constexpr int kThreads = kProducerThreads + kConsumerThreads;
+  static constexpr int kAccumulatorsPerThread = kTileM * kTileN / kTileThreads;
+
   // Register reallocation per role (setmaxnreg): with two consumer warpgroups the launch grants 168 registers a
   // thread (64 K / 384 threads, in steps of 8), and a consumer thread holding 128 accumulators spills. The
-  // producer warpgroup hands registers to the consumers: down to 40 where it mostly issues TMA (fwd, bwd_data:
-  // the 56x56 3x3 layer 650 -> 707 TFLOP/s fwd, 602 -> 693 bwd_data on H100), to 96 for bwd_weight, whose
-  // producer gathers more often (56 or 40 left it short: the dev_suite's dense bwd_weight rows lost up to 15 %;
-  // at 96 the 56x56 layer gains 446 -> 478 and the others hold). The consumers take exactly what the producer
-  // gives back: setmaxnreg.inc waits until the CTA's pool holds it, so asking for more would hang.
+  // consumers keep their accumulators and kConsumerRegisterMargin more; the producer warpgroup keeps the rest,
+  // at least 40 where it mostly issues TMA (fwd, bwd_data: the 56x56 3x3 layer 650 -> 707 TFLOP/s fwd, 602 -> 693
+  // bwd_data on H100) and 96 for bwd_weight, whose producer gathers more often (56 or 40 left it short: the
+  // dev_suite's dense bwd_weight rows lost up to 15 %; at 96 the 56x56 layer gains 446 -> 478). Tiles of fewer
+  // accumulators leave the producer more, which its gathers need for their per-chunk state: at 40, 128x64x64
+  // fwd spilled 1 KB, and on a stem padded to C/G = 8 fwd 128x64x32 took 977 us, at 120 281 us. A margin of 128
+  // (no reallocation for 128x64 tiles) made their TMA path up to 20 % slower; 192 (producer 56) left the stem
+  // 1.5x slower than 160 (H100, hand instances side by side).
+  // The consumers take exactly what the producer gives back: setmaxnreg.inc waits until the CTA's pool holds
+  // it, so asking for more would hang.
   // Transposed tiles (tile_m below 64) hold few accumulators, and their producer gathers the input wherever C/G
   // is not a multiple of the box width: there every role keeps the launch's 168 (the producer spilled at 96,
   // 140 bytes for 32x128x64).
-  static constexpr bool kReallocatesRegisters = kConsumerWarpgroups == 2 && !kTransposed;
   static constexpr int kLaunchRegisters = Target::kRegistersPerSm / kThreads / 8 * 8;
-  static constexpr int kProducerRegisters = kDirection == ConvDirection::kBwdWeight ? 96 : 40;
+  static constexpr int kConsumerRegisterMargin = 160;
+  static constexpr int kProducerRegisterFloor = kDirection == ConvDirection::kBwdWeight ? 96 : 40;
+  static constexpr int kProducerRegisters = std::clamp(
+      (kLaunchRegisters * kThreads - (kAccumulatorsPerThread + kConsumerRegisterMargin) * kConsumerThreads) /
+          kProducerThreads / 8 * 8,
+      kProducerRegisterFloor, kLaunchRegisters);
+  static constexpr bool kReallocatesRegisters =
+      kConsumerWarpgroups == 2 && !kTransposed && kProducerRegisters < kLaunchRegisters;
   static constexpr int kConsumerRegisters =
       (kLaunchRegisters * kThreads - kProducerRegisters * kProducerThreads) / kConsumerThreads / 8 * 8;
 
@@ -131,8 +145,6 @@ struct Sm90Config {
   // wgmma's operands: the A and B stages, or B and A (kTransposed; both MN-major, which wgmma reads for 16-bit types).
   static constexpr cute::GMMA::Major kMmaMajorA = kTransposed ? kMajorB : kMajorA;
   static constexpr cute::GMMA::Major kMmaMajorB = kTransposed ? kMajorA : kMajorB;
-
-  static constexpr int kAccumulatorsPerThread = kTileM * kTileN / kTileThreads;
 
   // Accumulation (docs/pipelines.md, "Accumulation"): wgmma, like mma.sync, adds into its fp32 accumulators
   // rounding toward zero, a bias that grows with the chain. Backward weight's GEMM K is unbounded, so there
