@@ -148,6 +148,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if constexpr (Diagonal) {
         Producer::load_diagonal(view, sA, sBd, gemm.tma, ring, cursor, Index(w.tile_m) * Cfg::kTileM,
                                 int32_t(w.group_block), kt_begin, tiles);
+      } else if (!gathers) {
+        Producer::load_tma(view, sA, sB, gemm.tma, ring, cursor, Index(w.tile_m) * Cfg::kTileM,
+                           Index(w.tile_n) * Cfg::kTileN, int32_t(w.group_block), kt_begin, tiles);
       } else {
         Producer::load(view, static_cast<const Element*>(gemm.gemm.a), static_cast<const Element*>(gemm.gemm.b),
                        sA, sB, gemm.tma, ring, cursor, Index(w.tile_m) * Cfg::kTileM, Index(w.tile_n) * Cfg::kTileN,

@@ -132,13 +132,86 @@ struct CpAsyncProducer {
     }
   }
 
+  // The elected producer thread's TMA boxes of a CTA tile: the window corner and the B atom columns are set
+  // once per tile, then `issue` sends one k-tile's boxes into a stage.
+  struct TmaIssue {
+    bool by_a, by_b;
+    int32_t row_a, row_b, group_block;
+    int32_t corner[4] = {};  // im2col A: the window corner of the tile's first GEMM row
+    AtomBoxesB<Cfg> boxes_b;
+    __device__ TmaIssue(const View& view, const TmaOperands& tma, Index m0, Index n0, int32_t group_block_,
+                        Index kt_begin)
+        : by_a(tma_a(tma)),
+          by_b(tma_b(tma)),
+          row_a(group_block_ * tma.a_group_step + int32_t(m0)),
+          row_b(group_block_ * tma.b_group_step + int32_t(n0)),
+          group_block(group_block_) {
+      if constexpr (Cfg::kTmaIm2colA) {
+        if (by_a) view.im2col_corner(m0, corner);
+      }
+      if constexpr (Cfg::kTmaAtomsB) {
+        if (by_b) boxes_b.begin(view, n0, kt_begin * Cfg::kTileK);
+      }
+    }
+    __device__ uint32_t bytes() const { return (by_a ? kStageBytesA : 0u) + (by_b ? kStageBytesB : 0u); }
+    template <class SmemA, class SmemB, class KTile>
+    __device__ void issue(const View& view, const TmaOperands& tma, uint64_t* full, const SmemA& sA,
+                          const SmemB& sB, int stage, const KTile& t, Index k0) {
+      if constexpr (Cfg::kTmaB) {
+        if (by_b) tma_load_2d(&tma.b, full, &sB(0, 0, stage), int32_t(k0), row_b);
+      }
+      if constexpr (Cfg::kTmaIm2colA) {
+        if (by_a) {
+          uint16_t offset[3];
+          view.im2col_offsets(t, offset);
+          tma_load_im2col<Cfg::Base::kNDim>(&tma.a, full, &sA(0, 0, stage),
+                                             group_block * tma.a_group_step + int32_t(t.r0), corner, offset);
+        }
+      }
+      if constexpr (Cfg::kTmaAtomsB) {
+        if (by_b) boxes_b.issue(view, tma, full, sB, stage, t, group_block);
+      }
+      if constexpr (Cfg::kTmaA) {
+        if (by_a) {
+          CUTE_UNROLL
+          for (int i = 0; i < Cfg::kTileM / Cfg::kAtomM; ++i) {
+            tma_load_2d(&tma.a, full, &sA(i * Cfg::kAtomM, 0, stage), row_a + i * Cfg::kAtomM, int32_t(k0));
+          }
+        }
+      }
+    }
+  };
+
+  // Both operands by TMA (the elected thread alone; `gathers` false). A loop of its own, so that no gather
+  // state stays live across it: sharing `load`'s loop cost the TMA rows 1-6 % on the H100 once tap addressing
+  // added gather state (the producer keeps 40 registers there).
+  template <class SmemA, class SmemB>
+  __device__ static void load_tma(const View& view, const SmemA& sA, const SmemB& sB, const TmaOperands& tma,
+                                  const Ring<Cfg::kStages>& ring, RingCursor<Cfg::kStages>& cursor, Index m0,
+                                  Index n0, int32_t group_block, Index kt_begin, int k_tiles) {
+    TmaIssue boxes(view, tma, m0, n0, group_block, kt_begin);
+    // im2col A and the B atom columns need tile addressing; the host uses TMA for them only where the problem
+    // has it.
+    const bool by_tile = view.tile_addressing(Cfg::kTileK);
+    auto t = view.k_tile(kt_begin * Cfg::kTileK);
+    CUTE_NO_UNROLL
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      ring.producer_acquire(cursor);
+      ring.producer_expect(cursor, boxes.bytes());
+      boxes.issue(view, tma, &ring.full[cursor.stage], sA, sB, cursor.stage, t, (kt_begin + kt) * Cfg::kTileK);
+      if (by_tile) view.advance(t, Cfg::kTileK);
+      cursor.advance();
+    }
+  }
+
+  // At least one operand gathered by the producer warpgroup (the other may come by TMA).
   template <class SmemA, class SmemB>
   __device__ static void load(const View& view, const Element* gA, const Element* gB, const SmemA& sA,
                               const SmemB& sB, const TmaOperands& tma, const Ring<Cfg::kStages>& ring,
                               RingCursor<Cfg::kStages>& cursor, Index m0, Index n0, int32_t group_block,
                               Index kt_begin, int k_tiles, int tid) {
     using namespace cute;
-    const bool by_tma_a = tma_a(tma), by_tma_b = tma_b(tma), gather = gathers(tma);
+    const bool by_tma_a = tma_a(tma), by_tma_b = tma_b(tma);
     GatherA gather_a;
     GatherB gather_b;
     if (!by_tma_a) gather_a.init(tid, m0, sA(_, _, 0), [&](Index m) { return view.a_prepare(m); });
@@ -148,53 +221,21 @@ struct CpAsyncProducer {
     if constexpr (GatherA::kSharedLinePlace) {
       // A is gathered then (its im2col box needs tile addressing); B may still be one tiled box (fwd weights)
       if (!by_tile && view.tap_addressing(Cfg::kTileK) && !by_tma_a && (Cfg::kTmaB || !by_tma_b)) {
-        load_by_taps(view, gA, gB, sB, tma, gather_a, gather_b, ring, cursor, n0, group_block, kt_begin, k_tiles,
-                     tid);
+        load_by_taps(view, gA, gB, sA, sB, tma, gather_a, gather_b, ring, cursor, m0, n0, group_block, kt_begin,
+                     k_tiles, tid);
         return;
       }
     }
     auto t = view.k_tile(kt_begin * Cfg::kTileK);  // advanced by adds per k-tile (tile addressing)
-    const uint32_t tma_bytes = (by_tma_a ? kStageBytesA : 0u) + (by_tma_b ? kStageBytesB : 0u);
-    const int32_t row_a = group_block * tma.a_group_step + int32_t(m0);
-    const int32_t row_b = group_block * tma.b_group_step + int32_t(n0);
-    int32_t corner[4] = {};  // im2col A: the window corner of the tile's first GEMM row
-    if constexpr (Cfg::kTmaIm2colA) {
-      if (by_tma_a && tid == 0) view.im2col_corner(m0, corner);
-    }
-    AtomBoxesB<Cfg> boxes_b;
-    if constexpr (Cfg::kTmaAtomsB) {
-      if (by_tma_b && tid == 0) boxes_b.begin(view, n0, kt_begin * Cfg::kTileK);
-    }
+    TmaIssue boxes(view, tma, m0, n0, group_block, kt_begin);
     CUTE_NO_UNROLL
     for (int kt = 0; kt < k_tiles; ++kt) {
       const Index k0 = (kt_begin + kt) * Cfg::kTileK;
       ring.producer_acquire(cursor);
       const int stage = cursor.stage;
       if (tid == 0) {
-        ring.producer_expect(cursor, tma_bytes);
-        uint64_t* full = &ring.full[stage];
-        if constexpr (Cfg::kTmaB) {
-          if (by_tma_b) tma_load_2d(&tma.b, full, &sB(0, 0, stage), int32_t(k0), row_b);
-        }
-        if constexpr (Cfg::kTmaIm2colA) {
-          if (by_tma_a) {
-            uint16_t offset[3];
-            view.im2col_offsets(t, offset);
-            tma_load_im2col<Cfg::Base::kNDim>(&tma.a, full, &sA(0, 0, stage),
-                                               group_block * tma.a_group_step + int32_t(t.r0), corner, offset);
-          }
-        }
-        if constexpr (Cfg::kTmaAtomsB) {
-          if (by_tma_b) boxes_b.issue(view, tma, full, sB, stage, t, group_block);
-        }
-        if constexpr (Cfg::kTmaA) {
-          if (by_tma_a) {
-            CUTE_UNROLL
-            for (int i = 0; i < Cfg::kTileM / Cfg::kAtomM; ++i) {
-              tma_load_2d(&tma.a, full, &sA(i * Cfg::kAtomM, 0, stage), row_a + i * Cfg::kAtomM, int32_t(k0));
-            }
-          }
-        }
+        ring.producer_expect(cursor, boxes.bytes());
+        boxes.issue(view, tma, &ring.full[stage], sA, sB, stage, t, k0);
       }
       const uint32_t bytes_a = uint32_t(stage) * kStageBytesA, bytes_b = uint32_t(stage) * kStageBytesB;
       if (by_tile) {
@@ -217,7 +258,7 @@ struct CpAsyncProducer {
                         [&](auto& i, Index kk, Index& off) { return view.b_locate(i, k0 + kk, off); });
         }
       }
-      if (gather) ring.producer_commit(cursor);
+      ring.producer_commit(cursor);
       cursor.advance();
     }
   }
@@ -226,28 +267,24 @@ struct CpAsyncProducer {
   // stem padded to C/G = 8), A gathered, B gathered or one tiled TMA box. A thread's A chunks lie in one tap
   // of each k-tile, `a_tap` past its start; `t` walks that tap by adds. Dividing out the tap per chunk instead
   // left the one producer warpgroup latency-bound (H100, padded stem fwd: 2x slower).
-  template <class SmemB, class GA, class GB>
-  __device__ static void load_by_taps(const View& view, const Element* gA, const Element* gB, const SmemB& sB,
-                                      const TmaOperands& tma, GA& gather_a, GB& gather_b,
-                                      const Ring<Cfg::kStages>& ring, RingCursor<Cfg::kStages>& cursor, Index n0,
-                                      int32_t group_block, Index kt_begin, int k_tiles, int tid) {
+  template <class SmemA, class SmemB, class GA, class GB>
+  __device__ static void load_by_taps(const View& view, const Element* gA, const Element* gB, const SmemA& sA,
+                                      const SmemB& sB, const TmaOperands& tma, GA& gather_a, GB& gather_b,
+                                      const Ring<Cfg::kStages>& ring, RingCursor<Cfg::kStages>& cursor, Index m0,
+                                      Index n0, int32_t group_block, Index kt_begin, int k_tiles, int tid) {
     const bool by_tma_b = tma_b(tma);
     const Index place = GatherA::line_place(tid);
     const Index a_tap = place - place % view.tap_run();
     auto t = view.k_tile(kt_begin * Cfg::kTileK + a_tap);
+    TmaIssue boxes(view, tma, m0, n0, group_block, kt_begin);  // B's tiled box where TMA moves it
     CUTE_NO_UNROLL
     for (int kt = 0; kt < k_tiles; ++kt) {
       const Index k0 = (kt_begin + kt) * Cfg::kTileK;
       ring.producer_acquire(cursor);
       const int stage = cursor.stage;
-      if (tid == 0) {  // the full barrier's one arrival besides the gathers, with B's bytes where TMA moves it
-        ring.producer_expect(cursor, by_tma_b ? kStageBytesB : 0u);
-        if constexpr (Cfg::kTmaB) {
-          if (by_tma_b) {
-            tma_load_2d(&tma.b, &ring.full[stage], &sB(0, 0, stage), int32_t(k0),
-                        group_block * tma.b_group_step + int32_t(n0));
-          }
-        }
+      if (tid == 0) {  // the full barrier's one arrival besides the gathers
+        ring.producer_expect(cursor, boxes.bytes());
+        boxes.issue(view, tma, &ring.full[stage], sA, sB, stage, t, k0);
       }
       gather_a.copy(tid, uint32_t(stage) * kStageBytesA, gA,
                     [&](auto& i, Index kk, Index& off) { return view.a_locate_tile(i, t, kk - a_tap, off); });
