@@ -118,18 +118,18 @@ struct Sm90Config {
   // consumers keep their accumulators and kConsumerRegisterMargin more; the producer warpgroup keeps the rest,
   // at least 40 where it mostly issues TMA (fwd, bwd_data: the 56x56 3x3 layer 650 -> 707 TFLOP/s fwd, 602 -> 693
   // bwd_data on H100) and 96 for bwd_weight, whose producer gathers more often (56 or 40 left it short: the
-  // dev_suite's dense bwd_weight rows lost up to 15 %; at 96 the 56x56 layer gains 446 -> 478). Tiles of fewer
-  // accumulators leave the producer more, which its gathers need for their per-chunk state: at 40, 128x64x64
-  // fwd spilled 1 KB, and on a stem padded to C/G = 8 fwd 128x64x32 took 977 us, at 120 281 us. A margin of 128
-  // (no reallocation for 128x64 tiles) made their TMA path up to 20 % slower; 192 (producer 56) left the stem
-  // 1.5x slower than 160 (H100, hand instances side by side).
+  // dev_suite's dense bwd_weight rows lost up to 15 %; at 96 the 56x56 layer gains 446 -> 478). Tiles of 32
+  // accumulators or fewer (128x64, 64x128, 256x16) leave the producer 104 or more, which its gathers need for
+  // their per-chunk state: on a stem padded to C/G = 8, fwd 128x64x32 took 977 us at 40, 416 at 56 and 281 at
+  // 120, and at 40 128x64x64 spilled 1 KB. No reallocation for them (margin 128) made their TMA path up to
+  // 20 % slower; 56 / 224 for 128x128 (margin 160) its fwd TMA rows 1-4 % (H100, hand instances side by side).
   // The consumers take exactly what the producer gives back: setmaxnreg.inc waits until the CTA's pool holds
   // it, so asking for more would hang.
   // Transposed tiles (tile_m below 64) hold few accumulators, and their producer gathers the input wherever C/G
   // is not a multiple of the box width: there every role keeps the launch's 168 (the producer spilled at 96,
   // 140 bytes for 32x128x64).
   static constexpr int kLaunchRegisters = Target::kRegistersPerSm / kThreads / 8 * 8;
-  static constexpr int kConsumerRegisterMargin = 160;
+  static constexpr int kConsumerRegisterMargin = 168;
   static constexpr int kProducerRegisterFloor = kDirection == ConvDirection::kBwdWeight ? 96 : 40;
   static constexpr int kProducerRegisters = std::clamp(
       (kLaunchRegisters * kThreads - (kAccumulatorsPerThread + kConsumerRegisterMargin) * kConsumerThreads) /
