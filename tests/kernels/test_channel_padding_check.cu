@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../../bench/gpu_check/battery.hpp"
 #include "../../bench/gpu_check/bwd_weight_runs.cuh"
 #include "../../bench/gpu_check/check_tensors.cuh"
 #include "../../bench/gpu_check/hand_traits.hpp"
@@ -33,20 +34,6 @@ TD_HAND(pad_bwdw_fp32_64x64x32,   kBwdWeight, 2, kFp32, kDefault, 64,64,32,   2,
 
 namespace {
 using namespace tiledispatch;
-
-ConvProblem conv(int nd, int64_t G, int64_t N, int64_t C, int64_t K, std::array<int64_t, 3> in, int64_t f, int64_t s,
-                 int64_t pad) {
-  ConvProblem p;
-  p.ndim_spatial = nd;
-  p.G = G, p.N = N, p.C = C, p.K = K;
-  p.input = in;
-  const int64_t fd = nd == 3 ? f : 1, sd = nd == 3 ? s : 1, pd = nd == 3 ? pad : 0;
-  p.filter = {fd, f, f};
-  p.stride = {sd, s, s};
-  p.left_pad = {pd, pad, pad};
-  p.right_pad = {pd, pad, pad};
-  return p;
-}
 
 struct Case {
   const char* label;
@@ -133,15 +120,15 @@ int main() {
   add(pad_bwdw_fp16_64x64x32_2st{});
   add(pad_bwdw_fp32_64x64x32{});
   const std::vector<Case> cases = {
-      {"stem C=3 7x7 stride 2 odd", conv(2, 1, 2, 3, 64, {1, 37, 29}, 7, 2, 3), 8, 4},
-      {"grayscale C=1 5x5 odd", conv(2, 1, 2, 1, 32, {1, 13, 11}, 5, 1, 2), 8, 4},
-      {"C/G=3 K/G=16 G=2 3x3", conv(2, 2, 3, 6, 32, {1, 9, 10}, 3, 1, 1), 8, 4},
-      {"C=20 1x1", conv(2, 1, 3, 20, 32, {1, 9, 9}, 1, 1, 0), 24, 0},
-      {"C=12 3x3 stride 2 odd", conv(2, 1, 2, 12, 16, {1, 11, 13}, 3, 2, 1), 16, 0},
-      {"3D C=3 3x3x3 stride 2", conv(3, 1, 1, 3, 16, {5, 7, 6}, 3, 2, 1), 8, 4},
-      {"3D C=5 1x1x1", conv(3, 1, 2, 5, 32, {3, 4, 5}, 1, 1, 0), 8, 8},
-      {"C=16: no padding", conv(2, 1, 2, 16, 32, {1, 9, 9}, 3, 1, 1), 0, 0},
-      {"C=3 K=5: no kernel (K/G)", conv(2, 1, 2, 3, 5, {1, 9, 9}, 3, 1, 1), -1, -1},
+      {"stem C=3 7x7 stride 2 odd", check::conv2d(1, 2, 3, 64, 37, 29, 7, 2, 3, 1), 8, 4},
+      {"grayscale C=1 5x5 odd", check::conv2d(1, 2, 1, 32, 13, 11, 5, 1, 2, 1), 8, 4},
+      {"C/G=3 K/G=16 G=2 3x3", check::conv2d(2, 3, 6, 32, 9, 10, 3, 1, 1, 1), 8, 4},
+      {"C=20 1x1", check::conv2d(1, 3, 20, 32, 9, 9, 1, 1, 0, 1), 24, 0},
+      {"C=12 3x3 stride 2 odd", check::conv2d(1, 2, 12, 16, 11, 13, 3, 2, 1, 1), 16, 0},
+      {"3D C=3 3x3x3 stride 2", check::conv3d(1, 1, 3, 16, 5, 7, 6, 3, 2, 1, 1), 8, 4},
+      {"3D C=5 1x1x1", check::conv3d(1, 2, 5, 32, 3, 4, 5, 1, 1, 0, 1), 8, 8},
+      {"C=16: no padding", check::conv2d(1, 2, 16, 32, 9, 9, 3, 1, 1, 1), 0, 0},
+      {"C=3 K=5: no kernel (K/G)", check::conv2d(1, 2, 3, 5, 9, 9, 3, 1, 1, 1), -1, -1},
   };
   const int sms = check::sm_count();
   int checked = 0, padded_count = 0, failures = 0;
