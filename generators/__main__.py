@@ -7,6 +7,7 @@ status 130; a driver that cannot be imported (a partial checkout) is one line an
 """
 
 import os
+import signal
 import sys
 
 PROG = "python -m generators"
@@ -25,7 +26,12 @@ def _run() -> int:
 
 try:
     status = _run()
+    # The work is done. A Ctrl-C from here on would land in interpreter shutdown, where CPython has put back
+    # the default handler (the process dies by the signal, saying nothing) or runs threading's shutdown hook
+    # (a traceback after a finished run); ignoring it lets the run end with its own status.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 except KeyboardInterrupt:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.stderr.write(f"{PROG}: interrupted\n")
     status = INTERRUPTED
 if status == INTERRUPTED:

@@ -145,9 +145,32 @@ def test_ctrl_c_is_one_line_and_status_130(delay_s: float) -> None:
         process.kill()
         pytest.fail("hang after Ctrl-C")
     if process.returncode == 0:
+        # A Ctrl-C that lands after the listing, in interpreter shutdown, must not print a traceback either.
+        assert stderr == "", f"finished, but printed: {stderr!r}"
         pytest.skip("the listing finished before the signal")
     ended = Ended(("python -m generators list --ruleset full",), process.returncode, "", stderr)
     assert_one_line_error(ended, "interrupted", prefix="python -m generators", status=130)
+
+
+def test_ctrl_c_at_the_end_of_a_run_is_status_130_or_a_clean_finish() -> None:
+    """Signals aimed at the last moments of a run, where CPython's shutdown once let the signal end it
+    silently (status -2) or print a traceback after a finished listing."""
+    command = [sys.executable, "-m", "generators", "list", "--ruleset", "full"]
+    start = time.monotonic()
+    subprocess.run(command, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, check=True, timeout=TIMEOUT_S)
+    duration_s = time.monotonic() - start
+    for fraction in (0.92, 0.96, 0.98, 1.0, 1.02):
+        process = subprocess.Popen(
+            command, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        time.sleep(duration_s * fraction)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=TIMEOUT_S)
+        if process.returncode == 0:
+            assert stderr == "", f"at {fraction:.2f} of the run: finished, but printed {stderr!r}"
+        else:
+            ended = Ended(("python -m generators list --ruleset full",), process.returncode, "", stderr)
+            assert_one_line_error(ended, "interrupted", prefix="python -m generators", status=130)
 
 
 # ---- generated probes, in-process ------------------------------------------------------------------------
