@@ -22,6 +22,7 @@ from generators.chunking import DEFAULT_CHUNK
 from generators.config import DepthwiseConfig, KernelConfig
 from generators.emit import plan_direction, prune_stale, render_direction, sorted_by_name, write_files
 from generators.enums import DataType, Direction
+from generators.name_filter import NameFilter, select_by_name
 from rulesets import DEFAULT_LEGACY_DIR, RulesetRequest, enumerate_ruleset
 
 
@@ -37,6 +38,8 @@ class GenerateRequest(BaseModel):
     ndims: tuple[Literal[2, 3], ...] = (2, 3)
     legacy_dir: Path = DEFAULT_LEGACY_DIR
     chunk: PositiveInt = DEFAULT_CHUNK
+    name_filter: NameFilter = NameFilter()
+    """Only the instances whose names it keeps (``generators.name_filter``; empty: all)."""
 
     @field_validator("arch")
     @classmethod
@@ -58,7 +61,8 @@ class GenerateRequest(BaseModel):
 
 
 def collect_configs(request: GenerateRequest) -> list[KernelConfig | DepthwiseConfig]:
-    """Every configuration of the request, sorted by name (``DuplicateNameError`` on a repeated name)."""
+    """Every configuration of the request that its name filter keeps, sorted by name (``DuplicateNameError``
+    on a repeated name)."""
     configs: list[KernelConfig | DepthwiseConfig] = []
     for dtype in request.dtypes:
         for ndim in request.ndims:
@@ -70,7 +74,7 @@ def collect_configs(request: GenerateRequest) -> list[KernelConfig | DepthwiseCo
                 arch=request.arch,
                 legacy_dir=request.legacy_dir,
             )
-            configs.extend(enumerate_ruleset(ruleset_request).configs)
+            configs.extend(select_by_name(enumerate_ruleset(ruleset_request).configs, request.name_filter))
     return sorted_by_name(configs)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -22,6 +22,7 @@ from generators.chunking import DEFAULT_CHUNK
 from generators.config import DepthwiseConfig, KernelConfig
 from generators.emit import sorted_by_name, write_files
 from generators.enums import DataType, Direction
+from generators.name_filter import NameFilter, parse_filters, select_by_name
 from generators.naming import parse_kernel_name
 from generators.validity import validate
 from rulesets import DEFAULT_LEGACY_DIR, RULESET_NAMES, RulesetRequest, RulesetResult, enumerate_ruleset
@@ -60,19 +61,28 @@ def _parser(ruleset_names: Sequence[str]) -> _Parser:
     common.add_argument("--ndim", default="2,3", help="comma-separated spatial dims")
     common.add_argument("--arch", default=DEFAULT_ARCH, help=f"one of {', '.join(ARCH_NAMES)}")
     common.add_argument("--legacy-dir", default=str(DEFAULT_LEGACY_DIR), help="CK Builder .conf directory")
+    # The commands over a selection of instances also take name filters (generators/name_filter.py).
+    filtered = _Parser(add_help=False, parents=[common])
+    filtered.add_argument(
+        "--kernels",
+        default="",
+        help="only names matching one of these comma-separated filters (parts of a name joined by '*', "
+        "in order, as CUTLASS_LIBRARY_KERNELS), e.g. fwd_fp16*128x64x32",
+    )
+    filtered.add_argument("--exclude-kernels", default="", help="then leave out names matching one of these")
     parser = _Parser(
         prog=PROG, description="tiledispatch configurations: list, count, show, export, generate"
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
-    commands.add_parser("list", parents=[common], help="print every kernel name")
-    commands.add_parser("count", parents=[common], help="table of counts per direction x dtype x ndim")
+    commands.add_parser("list", parents=[filtered], help="print every kernel name")
+    commands.add_parser("count", parents=[filtered], help="table of counts per direction x dtype x ndim")
     show = commands.add_parser("show", parents=[common], help="print one configuration, parsed from its name")
     show.add_argument("name")
-    export = commands.add_parser("export-json", parents=[common], help='write {"instances": [...]}')
+    export = commands.add_parser("export-json", parents=[filtered], help='write {"instances": [...]}')
     export.add_argument("--output", type=Path, default=None, help="file to write (default: stdout)")
     commands.add_parser("parity", parents=[common], help="parity report of the legacy .conf files")
-    gen = commands.add_parser("generate", parents=[common], help="write the generated C++ file set")
+    gen = commands.add_parser("generate", parents=[filtered], help="write the generated C++ file set")
     gen.add_argument("--out-dir", type=Path, required=True)
     gen.add_argument("--chunk", type=int, default=DEFAULT_CHUNK)
     header = commands.add_parser(
@@ -97,6 +107,24 @@ class _Selection:
         self.directions = [Direction(d) for d in _choices(args.direction, Direction.values(), "direction")]
         self.dtypes = [DataType(d) for d in _choices(args.dtype, DataType.values(), "dtype")]
         self.ndims = [int(n) for n in _choices(args.ndim, [str(n) for n in NDIMS], "ndim")]
+        try:
+            self.name_filter = NameFilter(
+                kernels=parse_filters(getattr(args, "kernels", ""), "--kernels"),
+                exclude_kernels=parse_filters(getattr(args, "exclude_kernels", ""), "--exclude-kernels"),
+            )
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+
+    def kept(self, configs: Iterable[KernelConfig | DepthwiseConfig]) -> list[KernelConfig | DepthwiseConfig]:
+        """The configurations the name filters keep; ``UsageError`` when filters keep none of several."""
+        listed = list(configs)
+        chosen = select_by_name(listed, self.name_filter)
+        if listed and not chosen:
+            raise UsageError(
+                f"{self.name_filter.describe('cli')} keeps none of the {len(listed)} instances of rule set "
+                f"{self.ruleset!r} in this selection; `list` without filters prints their names"
+            )
+        return chosen
 
 
 def _enumerate(selection: _Selection) -> Iterator[tuple[Direction, DataType, int, RulesetResult]]:
@@ -115,7 +143,7 @@ def _enumerate(selection: _Selection) -> Iterator[tuple[Direction, DataType, int
 
 
 def _all_configs(selection: _Selection) -> list[KernelConfig | DepthwiseConfig]:
-    return sorted_by_name(c for *_, result in _enumerate(selection) for c in result.configs)
+    return selection.kept(sorted_by_name(c for *_, result in _enumerate(selection) for c in result.configs))
 
 
 def _cmd_list(selection: _Selection, args: argparse.Namespace) -> int:
@@ -130,12 +158,15 @@ def _cmd_count(selection: _Selection, args: argparse.Namespace) -> int:
     print(header)
     totals = [0, 0, 0]
     for direction, dtype, ndim, result in _enumerate(selection):
-        counts = (len(result.configs), len(result.rejected), len(result.skipped))
+        kept = select_by_name(result.configs, selection.name_filter)
+        counts = (len(kept), len(result.rejected), len(result.skipped))
         totals = [t + c for t, c in zip(totals, counts, strict=True)]
         print(
             f"{direction.value:<11} {dtype.value:<5} {ndim:>4} {counts[0]:>8} {counts[1]:>8} {counts[2]:>8}"
         )
     print(f"{'total':<11} {'':<5} {'':>4} {totals[0]:>8} {totals[1]:>8} {totals[2]:>8}")
+    if selection.name_filter.active:
+        print(f"configs: those {selection.name_filter.describe('cli')} keeps")
     print(
         "rejected: candidates the arch spec refused, each with its rule (tiny and full-tests report "
         "those of full, which they select from);\n"
@@ -213,6 +244,7 @@ def _cmd_generate(selection: _Selection, args: argparse.Namespace) -> int:
             ndims=selection.ndims,
             legacy_dir=selection.legacy_dir,
             chunk=args.chunk,
+            name_filter=selection.name_filter,
         )
         try:
             written = generate(request, args.out_dir)

@@ -182,6 +182,7 @@ def _request(env: Environment, direction: str):
             ndims=list(options.ndims),
             legacy_dir=options.legacy_dir,
             chunk=options.chunk,
+            name_filter=options.name_filter.model_dump(),
         )
     except ValueError as error:
         print(f"scons: *** generate {direction}: {' '.join(str(error).split())}", file=sys.stderr)

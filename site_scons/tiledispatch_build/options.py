@@ -16,6 +16,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from generators.name_filter import NameFilter, parse_filters
+
 RULESETS = ("tiny", "default", "tests", "profiler", "full", "full-tests")
 ARCHES = ("sm_90a", "sm_80")
 DIRECTIONS = ("fwd", "bwd_data", "bwd_weight")
@@ -53,6 +55,7 @@ class BuildOptions(BaseModel):
     jobs: int | None = Field(ge=1)
     memory_gib: int | None = Field(ge=1)
     verbose: bool
+    name_filter: NameFilter = NameFilter()
 
     @property
     def variant(self) -> str:
@@ -132,6 +135,13 @@ def _text(name: str, text: str) -> str:
     return text
 
 
+def _filters(name: str, text: str) -> tuple[str, ...]:
+    try:
+        return parse_filters(text, name)
+    except ValueError as error:
+        raise OptionError(str(error)) from None
+
+
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("ruleset", "NAME", f"rule set to build: {', '.join(RULESETS)}", "tiny", _choice(RULESETS)),
     OptionSpec("arch", "ARCH", f"GPU architecture: {', '.join(ARCHES)}", "sm_90a", _choice(ARCHES)),
@@ -144,6 +154,22 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec("dtypes", "LIST", f"all, or a comma list of {', '.join(DTYPES)}", "all", _choice_list(DTYPES)),
     OptionSpec("ndims", "LIST", f"all, or a comma list of {', '.join(NDIMS)}", "all", _choice_list(NDIMS)),
+    OptionSpec(
+        "kernels",
+        "FILTERS",
+        "build only the instances whose names match one of these comma-separated filters, each parts of a "
+        "name joined by '*' (CUTLASS_LIBRARY_KERNELS's rule: the parts in order), e.g. fwd_fp16*128x64x32; "
+        "empty: all",
+        "",
+        _filters,
+    ),
+    OptionSpec(
+        "exclude_kernels",
+        "FILTERS",
+        "then leave out the instances whose names match one of these filters (same rule), e.g. _2stage",
+        "",
+        _filters,
+    ),
     OptionSpec(
         "toolchain",
         "KIND",
@@ -262,6 +288,7 @@ def parse_options(arguments: Mapping[str, str], repo_root: Path) -> BuildOptions
         jobs=values["jobs"],
         memory_gib=values["memory"],
         verbose=values["verbose"],
+        name_filter=NameFilter(kernels=values["kernels"], exclude_kernels=values["exclude_kernels"]),
     )
 
 

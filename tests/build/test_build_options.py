@@ -24,6 +24,8 @@ OPTION_DEFAULTS = {
     "jobs": "auto",
     "memory": "auto",
     "verbose": "0",
+    "kernels": "(empty)",
+    "exclude_kernels": "(empty)",
 }
 
 
@@ -70,6 +72,9 @@ def test_misspelled_option_is_rejected_naming_the_valid_ones() -> None:
         ("memory=lots", "'lots'", [">= 1"]),
         ("verbose=maybe", "'maybe'", ["0", "1"]),
         ("toolchain=system cuda_root=/nonexistent/cuda", "'/nonexistent/cuda'", ["bin/nvcc"]),
+        ("kernels=Fwd_fp16", "'Fwd_fp16'", ["lowercase letters, digits, '_'", "joined by '*'"]),
+        ("exclude_kernels=a,b-c", "'b-c'", ["lowercase letters, digits, '_'"]),
+        ("kernels=**", "'**'", ["joined by '*'"]),
     ],
 )
 def test_bad_value_names_value_and_accepted_values(argument: str, bad: str, accepted: list[str]) -> None:

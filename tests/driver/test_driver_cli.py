@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +32,10 @@ SMALL = ["--ruleset", "tiny", "--direction", "bwd_data", "--dtype", "fp16", "--n
         (["parity", "--legacy-dir", "/nonexistent/l"], "legacy directory /nonexistent/l does not exist"),
         (["export-json", *SMALL, "--output", "/proc/none/x.json"], "cannot write --output /proc/none/x.json"),
         (["generate", "--out-dir", "/proc/none", *SMALL], "cannot write --out-dir /proc/none"),
+        (["list", *SMALL, "--kernels", "Bwd"], "bad filter 'Bwd' in --kernels: 'B' appears"),
+        (["list", *SMALL, "--exclude-kernels", "a b"], "bad filter 'a b' in --exclude-kernels"),
+        (["export-json", *SMALL, "--kernels", "nosuch"], "--kernels nosuch keeps none of the"),
+        (["show", "--kernels", "fwd", "x"], "unrecognized arguments: --kernels"),
     ],
 )  # fmt: skip
 def test_usage_errors_are_one_line_exit_2(argv, message):
@@ -101,3 +106,23 @@ def test_build_api_plan_matches_generate(tmp_path):
 def test_generate_request_bad_value():
     with pytest.raises(ValueError, match="unknown arch 'sm_70'; accepted: sm_90a, sm_80"):
         GenerateRequest.build(ruleset="tiny", direction="fwd", arch="sm_70")
+
+
+def test_name_filters_select_the_same_instances_in_list_count_and_generate(tmp_path, capsys):
+    base = ["--ruleset", "tiny", "--ndim", "2"]
+    assert main(["list", *base]) == 0
+    every = capsys.readouterr().out.split()
+    # The filters' rule written as a regular expression, applied to the whole listing.
+    wanted = [n for n in every if re.search("16_n.*128x|fp32", n) and "bwd_weight" not in n]
+    assert 0 < len(wanted) < len(every)
+    filters = ["--kernels", "16_n*128x,fp32", "--exclude-kernels", "bwd_weight"]
+    assert main(["list", *base, *filters]) == 0
+    assert capsys.readouterr().out.split() == wanted
+    assert main(["count", *base, *filters]) == 0
+    total = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("total"))
+    assert int(total.split()[1]) == len(wanted)
+    assert main(["generate", *base, *filters, "--out-dir", str(tmp_path)]) == 0
+    expected = [
+        line.split()[0] for path in tmp_path.glob("expected_*.txt") for line in path.read_text().splitlines()
+    ]
+    assert sorted(expected) == sorted(wanted)

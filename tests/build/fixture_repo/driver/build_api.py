@@ -14,6 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from generators.name_filter import NameFilter
+
 
 class GenerateRequest(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -25,6 +27,7 @@ class GenerateRequest(BaseModel):
     ndims: list[int]
     legacy_dir: Path
     chunk: int = Field(ge=1)
+    name_filter: NameFilter = NameFilter()
 
 
 def _digest(text: str) -> str:
@@ -42,7 +45,7 @@ def collect_configs(request: GenerateRequest) -> list[tuple[str, str]]:
     found = []
     for line in rules.read_text().splitlines():
         direction, dtype, name, template = line.split()
-        if direction == request.direction and dtype in request.dtypes:
+        if direction == request.direction and dtype in request.dtypes and request.name_filter.keeps(name):
             found.append((name, template))
     return sorted(found)
 
