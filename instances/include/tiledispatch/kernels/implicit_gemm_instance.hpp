@@ -667,10 +667,15 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       const uint64_t extents[2] = {uint64_t(p.K), uint64_t(pixels)};
       const uint64_t pitches[1] = {uint64_t(p.K * Config::kElemBytes)};
       const uint32_t box[2] = {uint32_t(Sm90::kAtomM), uint32_t(Traits::kTileK)};
-      if (pitches[0] % 16 == 0 && pixels + Traits::kTileK <= kCoordLimit && p.K + Traits::kTileM <= kCoordLimit) {
+      // A box's first element must lie on 16 bytes: a group block's first output channel (g * GM * K/G, along
+      // the innermost dimension) does only where GM * K/G does (K/G = 4: odd groups would not, and TMA stops
+      // such a load with an illegal instruction); the tile and atom offsets within it do.
+      const int64_t group_step = shape.Kg * Traits::kNumGroupsToMerge;
+      if (pitches[0] % 16 == 0 && group_step * Config::kElemBytes % 16 == 0 &&
+          pixels + Traits::kTileK <= kCoordLimit && p.K + Traits::kTileM <= kCoordLimit) {
         tma.use_a = kernels::sm90::encode_tma_tiled(tma.a, Traits::kDataType, params.a, 2, extents, pitches, box,
                                                     Sm90::kAtomM * Config::kElemBytes);
-        tma.a_group_step = int32_t(shape.Kg * Traits::kNumGroupsToMerge);
+        tma.a_group_step = int32_t(group_step);
       }
     }
     constexpr bool kBwdData = Traits::kDirection == ConvDirection::kBwdData;

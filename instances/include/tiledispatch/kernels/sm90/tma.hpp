@@ -16,7 +16,10 @@
 //               B  per group gl one box (C/G, K/G) at (tap*C/G, (g0+gl)*K/G): the diagonal block only
 //     bwd_data  A  one im2col box of the output gradient (GM*K/G channels, flipped filter, unit stride)
 //               B  per group gl one box (C/G, 1, K/G) at (0, tap, (g0+gl)*K/G)
-// One elected producer thread issues them per stage; the stage's full barrier expects their bytes. The boxes
+// Every box starts on 16 bytes in global memory (its innermost coordinate times the element size; TMA stops an
+// unaligned load with an illegal instruction): the host uses TMA only where each group's offset along the
+// innermost dimension keeps that. One elected producer thread issues them per stage; the stage's full barrier
+// expects their bytes. The boxes
 // land in the same swizzled layout the wgmma descriptors read (the swizzle span equals the box's contiguous
 // extent). Elements a box reads past the CTA's GEMM extent belong to the next group or lie outside the tensor
 // (zero-filled, as is the padding an im2col window reaches); the epilogue stores neither.
