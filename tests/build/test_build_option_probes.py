@@ -44,10 +44,13 @@ def _scons(sandbox: Sandbox, *args: str) -> Ended:
         ("jobs=-1", "'-1' for jobs"),
         ("verbose=maybe", "'maybe'"),
         ("ZZZZ=1", "unknown option 'ZZZZ'"),
+        ("kernels=KFWD", "bad filter 'KFWD' in kernels"),
+        ("exclude_kernels=kfwd;rm", "bad filter 'kfwd;rm' in exclude_kernels"),
+        ("kernels=kbwdw exclude_kernels=kbwd", "keeps no instance of rule set 'tiny'"),
     ],
 )
 def test_bad_options_stop_with_one_line(sandbox: Sandbox, argument: str, named: str) -> None:
-    ended = _scons(sandbox, argument)
+    ended = _scons(sandbox, *argument.split())
     assert_one_line_error(ended, named, prefix="scons: ***")
     assert not (sandbox.root / "build").exists() or not any((sandbox.root / "build").rglob("*.o"))
     assert not sandbox.calls() or all("-c" not in call.split() for call in sandbox.calls())

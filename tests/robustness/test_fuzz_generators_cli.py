@@ -183,7 +183,11 @@ GOOD = {
     "--ndim": ("2", "3", "2,3"),
     "--arch": ("sm_90a", "sm_80"),
     "--chunk": ("1", "7", "25"),
+    "--kernels": ("fwd", "fp16*2d", "128x128", "compv3,mem"),
+    "--exclude-kernels": ("2stage", "depthwise", "fwd"),
 }
+FILTERED = ("list", "count", "export-json", "generate")
+"""The commands that take name filters (--kernels, --exclude-kernels)."""
 BAD_VALUES = (
     *(
         "",
@@ -218,6 +222,9 @@ def _random_argv(rng: random.Random, tmp_path: Path) -> list[str]:
     )
     if command != "generate":
         chosen.pop("--chunk", None)
+    if command not in FILTERED:
+        chosen.pop("--kernels", None)
+        chosen.pop("--exclude-kernels", None)
     for option, value in chosen.items():
         argv += [option, value]
     if command == "generate":

@@ -51,6 +51,8 @@ GOOD = {
     "jobs": ("auto", "1", "64"),
     "memory": ("auto", "8"),
     "verbose": ("0", "1", "yes", "False"),
+    "kernels": ("", "fwd_fp16", "fwd*128x64x32,bwd_data", "*2stage*"),
+    "exclude_kernels": ("", "depthwise", "_dsb,_wg2"),
 }
 BAD = (
     "",
@@ -102,5 +104,8 @@ def test_generated_option_sets(options_module, tmp_path: Path) -> None:
             text = arguments.get(name)
             if text not in (None, "all"):
                 assert set(getattr(parsed, name)) == {v.strip() for v in text.split(",") if v.strip()}
+        for name in ("kernels", "exclude_kernels"):
+            text = arguments.get(name, "")
+            assert getattr(parsed.name_filter, name) == tuple(v.strip() for v in text.split(",") if v.strip())
     assert not failures, "\n".join(failures[:20])
     assert rejected > GENERATED // 2 and accepted > 0, (accepted, rejected)
