@@ -20,8 +20,8 @@
 // and compares only. Tap addressing: where a k-tile instead spans whole runs of a tap
 // (`tap_addressing(tile_k)`: tile_k a multiple of the run, e.g. C/G = 8 with tile_k 32), every chunk of a
 // K-major operand still lies in one tap; the producer then starts a cursor at each thread's tap (`k_tile` of
-// the chunk's first k) and walks it by whole runs (`advance_runs`). Views without either answer false and the producer uses
-// `locate` per chunk.
+// the chunk's first k) and walks it by whole runs (`advance_runs`). Views without either answer false, and the
+// producer uses `locate` per chunk.
 #pragma once
 
 #include <cstdint>

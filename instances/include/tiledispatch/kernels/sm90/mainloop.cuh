@@ -272,7 +272,6 @@ struct CpAsyncProducer {
                                       const SmemB& sB, const TmaOperands& tma, GA& gather_a, GB& gather_b,
                                       const Ring<Cfg::kStages>& ring, RingCursor<Cfg::kStages>& cursor, Index m0,
                                       Index n0, int32_t group_block, Index kt_begin, int k_tiles, int tid) {
-    const bool by_tma_b = tma_b(tma);
     const Index place = GatherA::line_place(tid);
     const Index a_tap = place - place % view.tap_run();
     auto t = view.k_tile(kt_begin * Cfg::kTileK + a_tap);
@@ -288,7 +287,7 @@ struct CpAsyncProducer {
       }
       gather_a.copy(tid, uint32_t(stage) * kStageBytesA, gA,
                     [&](auto& i, Index kk, Index& off) { return view.a_locate_tile(i, t, kk - a_tap, off); });
-      if (!by_tma_b) {
+      if (!boxes.by_b) {
         gather_b.copy(tid, uint32_t(stage) * kStageBytesB, gB,
                       [&](auto& i, Index kk, Index& off) { return view.b_locate(i, k0 + kk, off); });
       }
