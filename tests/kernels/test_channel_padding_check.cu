@@ -22,6 +22,7 @@ namespace tiledispatch::hand {
 // clang-format off
 //      name                      dir          nd dtype  spec      tile         waves  warp tile  vec     pipeline  scheduler   epilogue   dsb    gm 2st   expl   split  sk     wg
 TD_HAND(pad_fwd_fp16_128x128x64,  kFwd,      2, kFp16, kDefault, 128,128,64,  2,2,1, 32,32,16,  4,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
+TD_HAND(pad_fwd_fp16_128x64x32,   kFwd,      2, kFp16, kDefault, 128,64,32,   2,2,1, 32,32,16,  4,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
 TD_HAND(pad_fwd_bf16_3d_128x64x32, kFwd,     3, kBf16, kDefault, 128,64,32,   2,2,1, 32,32,16,  4,8,8,  kCompV3,    kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
 TD_HAND(pad_fwd_fp32_128x64x32,   kFwd,      2, kFp32, kDefault, 128,64,32,   2,2,1, 32,32,8,   2,4,4,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
 TD_HAND(pad_bwdd_fp16_128x128x64, kBwdData,  2, kFp16, kDefault, 128,128,64,  2,2,1, 32,32,16,  4,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
@@ -112,6 +113,7 @@ int main() {
     list.push_back({std::make_unique<Instance>(), &Entry<Instance>::padding});
   };
   add(pad_fwd_fp16_128x128x64{});
+  add(pad_fwd_fp16_128x64x32{});
   add(pad_fwd_bf16_3d_128x64x32{});
   add(pad_fwd_fp32_128x64x32{});
   add(pad_bwdd_fp16_128x128x64{});

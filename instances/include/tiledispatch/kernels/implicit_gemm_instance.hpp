@@ -679,8 +679,19 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       }
     }
     constexpr bool kBwdData = Traits::kDirection == ConvDirection::kBwdData;
-    const bool by_tile = typename Config::View{shape, 0}.tile_addressing(Traits::kTileK);
-    if constexpr (Sm90::kTmaIm2colA) {
+    const typename Config::View view{shape, 0};
+    const bool by_tile = view.tile_addressing(Traits::kTileK);
+    if constexpr (Sm90::kColumnsA) {
+      // boxes of one column (kColumnK channels) each, unswizzled, also where a k-tile spans whole taps
+      kernels::sm90::Im2colGeometry geometry{};
+      int64_t channels_per_group = 0;
+      if ((by_tile || view.tap_addressing(Traits::kTileK)) && shape.Cg % Sm90::kColumnK == 0 &&
+          im2col_geometry(p, kBwdData, geometry, channels_per_group)) {
+        tma.use_a = kernels::sm90::encode_tma_im2col(tma.a, Traits::kDataType, params.a, geometry,
+                                                     uint32_t(Sm90::kColumnK), Traits::kTileM, 16);
+        tma.a_group_step = int32_t(channels_per_group);
+      }
+    } else if constexpr (Sm90::kTmaIm2colA) {
       kernels::sm90::Im2colGeometry geometry{};
       int64_t channels_per_group = 0;
       if (by_tile && im2col_geometry(p, kBwdData, geometry, channels_per_group)) {

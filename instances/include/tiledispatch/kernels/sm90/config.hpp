@@ -209,6 +209,16 @@ struct Sm90Config {
   static constexpr bool kTmaA = kDirection == ConvDirection::kBwdWeight && kGroupsToMerge == 1 && kAtomM >= 16;
   static constexpr bool kTmaIm2colA = kDirection != ConvDirection::kBwdWeight && kGroupsToMerge == 1 &&
                                       kSpanFitsBox && kTileM <= 256;
+  // fwd A in columns of 16 bytes (8 channels): the narrow tiles few-channel layers pick (tile_k 32, tile_n up
+  // to 64: a stem padded to C/G = 8 has K = 32 or 64) keep their A stages in wgmma's interleaved K-major layout,
+  // where each column of kColumnK channels over the tile's rows is one dense (tile_m, 16-byte) block: exactly
+  // one im2col box. A k-tile then comes as tile_k / kColumnK boxes, each of its own tap, also where the k-tile
+  // spans several taps (C/G = 8 or 16: tap addressing), which a swizzled stage cannot take from TMA (a box
+  // would have to fill 16 bytes of every 64-byte row). Without it the padded stem's producer gathered 512
+  // 16-byte chunks per k-tile and waited on them (H100, ncu: 52 % of its stalls).
+  static constexpr int kColumnK = 16 / kElemBytes;
+  static constexpr bool kColumnsA =
+      kTmaIm2colA && kDirection == ConvDirection::kFwd && kElemBytes == 2 && kTileK == 32 && kTileN <= 64;
   // MN-major B (bwd_data weights, bwd_weight input) by one box of kAtomN x tile_k per atom column. An im2col box
   // holds channels of one tap, so bwd_weight's boxes come by TMA only where kAtomN divides C/G. Transposed, the
   // atom is as wide as tile_m (K/G's extent, at most 32: the grouped layers this mapping serves have C/G = K/G,
@@ -276,10 +286,18 @@ struct Sm90Config {
                                        cute::Step<cute::_1, cute::_2, cute::_3>>;
   static constexpr cute::GMMA::Major kShapeMajorA = kBuildable ? kMajorA : cute::GMMA::Major::K;
   static constexpr cute::GMMA::Major kShapeMajorB = kBuildable ? kMajorB : cute::GMMA::Major::K;
+  // kColumnsA: the interleaved atom (8 rows of 16 bytes), tiled along M first, puts column j of the stage,
+  // channels [kColumnK j, kColumnK (j + 1)), at elements [kTileM kColumnK j, kTileM kColumnK (j + 1)).
+  using SmemAtomA =
+      std::conditional_t<kBuildable && kColumnsA, cute::GMMA::Layout_K_INTER_Atom<MmaElement>,
+                         decltype(make_gmma_smem_atom<MmaElement, kShapeMajorA, kShapeAtomM, kShapeK>())>;
   using SmemLayoutA = decltype(cute::tile_to_shape(
-      make_gmma_smem_atom<MmaElement, kShapeMajorA, kShapeAtomM, kShapeK>(),
+      SmemAtomA{},
       cute::make_shape(cute::Int<kShapeM>{}, cute::Int<kShapeK>{}, cute::Int<kShapeStages>{}),
       AtomOrder<kShapeMajorA>{}));
+  static_assert(!(kBuildable && kColumnsA) || (SmemLayoutA{}(1, 0, 0) == kColumnK &&
+                                                SmemLayoutA{}(0, kColumnK, 0) == kTileM * kColumnK),
+                "each column of an A stage is one dense (tile_m, 16-byte) block: one im2col box");
   using SmemLayoutB = decltype(cute::tile_to_shape(
       make_gmma_smem_atom<MmaElement, kShapeMajorB, kShapeAtomN, kShapeK>(),
       cute::make_shape(cute::Int<kShapeN>{}, cute::Int<kShapeK>{}, cute::Int<kShapeStages>{}),

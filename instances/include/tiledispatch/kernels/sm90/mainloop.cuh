@@ -154,13 +154,38 @@ struct CpAsyncProducer {
       }
     }
     __device__ uint32_t bytes() const { return (by_a ? kStageBytesA : 0u) + (by_b ? kStageBytesB : 0u); }
+    // Cfg::kColumnsA: the k-tile's columns of kColumnK channels, one im2col box each, from the k-tile cursor
+    // `t` (its first tap and channel run). A column past the filter's last tap (the tail of GEMM K where taps
+    // do not fill the last k-tile) is a box at the channel extent: TMA fills it with zeros, as the gathers do.
+    template <class SmemA, class KTile>
+    __device__ void issue_columns_a(const View& view, const TmaOperands& tma, uint64_t* full, const SmemA& sA,
+                                    int stage, const KTile& t) const {
+      KTile column = t;
+      Index channel = t.r0;
+      CUTE_UNROLL
+      for (int j = 0; j < Cfg::kTileK / Cfg::kColumnK; ++j) {
+        if (j > 0 && (channel += Cfg::kColumnK) == view.tap_run()) {
+          channel = 0;
+          column.next_tap(view.s);
+        }
+        uint16_t offset[3] = {};
+        int32_t c = int32_t(view.s.C);
+        if (column.tap < view.s.taps) {
+          view.im2col_offsets(column, offset);
+          c = group_block * tma.a_group_step + int32_t(channel);
+        }
+        tma_load_im2col<Cfg::Base::kNDim>(&tma.a, full, &sA(0, j * Cfg::kColumnK, stage), c, corner, offset);
+      }
+    }
     template <class SmemA, class SmemB, class KTile>
     __device__ void issue(const View& view, const TmaOperands& tma, uint64_t* full, const SmemA& sA,
                           const SmemB& sB, int stage, const KTile& t, Index k0) {
       if constexpr (Cfg::kTmaB) {
         if (by_b) tma_load_2d(&tma.b, full, &sB(0, 0, stage), int32_t(k0), row_b);
       }
-      if constexpr (Cfg::kTmaIm2colA) {
+      if constexpr (Cfg::kColumnsA) {
+        if (by_a) issue_columns_a(view, tma, full, sA, stage, t);
+      } else if constexpr (Cfg::kTmaIm2colA) {
         if (by_a) {
           uint16_t offset[3];
           view.im2col_offsets(t, offset);
@@ -182,6 +207,18 @@ struct CpAsyncProducer {
     }
   };
 
+  // The TMA boxes' k-tile cursor, one k-tile on: by a tap's channel run (tile addressing), or by whole runs
+  // where A's columns span several taps (Cfg::kColumnsA; the host sends them by TMA only where the problem has
+  // tile or tap addressing).
+  template <class KTile>
+  __device__ static void advance_k_tile(const View& view, KTile& t, bool by_tile) {
+    if (by_tile) {
+      view.advance(t, Cfg::kTileK);
+    } else if constexpr (Cfg::kColumnsA) {
+      view.advance_runs(t, Cfg::kTileK);
+    }
+  }
+
   // Both operands by TMA (the elected thread alone; `gathers` false). A loop of its own, so that no gather
   // state stays live across it: sharing `load`'s loop cost the TMA rows 1-6 % on the H100 once tap addressing
   // added gather state (the producer keeps 40 registers there).
@@ -199,7 +236,7 @@ struct CpAsyncProducer {
       ring.producer_acquire(cursor);
       ring.producer_expect(cursor, boxes.bytes());
       boxes.issue(view, tma, &ring.full[cursor.stage], sA, sB, cursor.stage, t, (kt_begin + kt) * Cfg::kTileK);
-      if (by_tile) view.advance(t, Cfg::kTileK);
+      advance_k_tile(view, t, by_tile);
       cursor.advance();
     }
   }
@@ -256,6 +293,9 @@ struct CpAsyncProducer {
         if (!by_tma_b) {
           gather_b.copy(tid, bytes_b, gB,
                         [&](auto& i, Index kk, Index& off) { return view.b_locate(i, k0 + kk, off); });
+        }
+        if constexpr (Cfg::kColumnsA) {
+          if (by_tma_a) advance_k_tile(view, t, false);
         }
       }
       ring.producer_commit(cursor);

@@ -3,7 +3,8 @@
 // per atom column (E elements of MN, the swizzle atom's extent, by tile_k), the stage's atoms repeating along K
 // first (config.hpp):
 //   fwd         A  im2col of the input: box (tile_k channels, tile_m output pixels) at the CTA's first
-//                  pixel, the k-tile's tap as the im2col offset
+//                  pixel, the k-tile's tap as the im2col offset; in columns (Sm90Config::kColumnsA) tile_k / 8
+//                  unswizzled boxes (8 channels, tile_m pixels), each at its own tap
 //               B  tiled weights (taps*C/G, K): box (tile_k, tile_n) at (k0, g*K/G + n0)
 //   bwd_data    A  im2col of the output gradient with the filter flipped (unit stride)
 //               B  tiled weights (C/G, taps, K): boxes (E, 1, tile_k) at (n0 + E*i, tap, g*K/G + k)
@@ -46,11 +47,13 @@ struct TmaOperands {
   int32_t b_group_step;
 };
 
-// Swizzle span (bytes) -> the tensor map's swizzle mode.
+// Swizzle span (bytes) -> the tensor map's swizzle mode; 16: none (a box of 16-byte rows into wgmma's
+// interleaved layout, Sm90Config::kColumnsA).
 inline CUtensorMapSwizzle tma_swizzle(int span_bytes) {
   return span_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
          : span_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
-                            : CU_TENSOR_MAP_SWIZZLE_32B;
+         : span_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                            : CU_TENSOR_MAP_SWIZZLE_NONE;
 }
 
 using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
