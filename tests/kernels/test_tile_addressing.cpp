@@ -1,7 +1,8 @@
 // Tile addressing (conv_gemm_view.hpp, used by the Hopper producer) against the general per-element addressing:
 // for every view, geometry, merged-group count and tile_k, walking the k-tiles of a CTA tile with
 // k_tile / advance / *_locate_tile must give the same validity and offset as *_locate for every (row, k) of
-// the tile. Host only; prints "checked N mismatches M" and the first mismatches.
+// the tile; the fwd A columns (Sm90Config::kColumnsA) must have the taps and channels of their GEMM K index.
+// Host only; prints "checked N mismatches M" and the first mismatches.
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -17,7 +18,7 @@ using tiledispatch::ConvProblem;
 namespace k = tiledispatch::kernels;
 using tiledispatch::test::cube_problem;
 
-long long g_checked = 0, g_mismatches = 0, g_tap_checked = 0;
+long long g_checked = 0, g_mismatches = 0, g_tap_checked = 0, g_column_checked = 0;
 
 void report(const char* what, long long row, long long kk, bool ga, long long oa, bool gb, long long ob) {
   if (++g_mismatches <= 10) {
@@ -85,6 +86,44 @@ void walk_taps(const View& view, int tile_k, int vector, int64_t kt0, int tiles,
   }
 }
 
+// A in columns (the Hopper producer's fwd A as im2col boxes of `width` channels, Sm90Config::kColumnsA): per
+// k-tile, the columns walked by next_column from the k-tile cursor must have the tap offsets and channel of
+// GEMM K index k0 + width j found by division, and lie in the filter exactly where that index is below GEMM K.
+template <class View>
+void walk_columns(const View& view, int tile_k, int width, int64_t kt0, int tiles, const char* name) {
+  const bool by_tile = view.tile_addressing(tile_k);
+  if ((!by_tile && !view.tap_addressing(tile_k)) || view.tap_run() % width != 0) return;
+  const auto& s = view.s;
+  auto t = view.k_tile(kt0 * tile_k);
+  for (int kt = 0; kt < tiles; ++kt) {
+    auto column = t;
+    int64_t channel = view.run_channel(t);
+    for (int j = 0; j < tile_k / width; ++j) {
+      if (j > 0) view.next_column(column, channel, width);
+      const int64_t k = (kt0 + kt) * tile_k + j * width;
+      const bool inside = k < s.gemm_k;
+      bool same = view.column_in_filter(column) == inside;
+      if (inside && same) {
+        const int64_t tap = k / view.tap_run();
+        int64_t z = 0, y = 0, x = 0;
+        View::TapsT::split(s, tap, z, y, x);
+        uint16_t got[3];
+        view.im2col_offsets(column, got);
+        same = channel == k - tap * view.tap_run() && got[0] == x * s.dw && got[1] == y * s.dh &&
+               got[2] == z * s.dd;
+      }
+      ++g_checked;
+      ++g_column_checked;
+      if (!same) report(name, j, k, inside, 0, view.column_in_filter(column), channel);
+    }
+    if (by_tile) {
+      view.advance(t, tile_k);
+    } else {
+      view.advance_runs(t, tile_k);
+    }
+  }
+}
+
 template <int NDim, k::FilterGeometry Geometry, int GM>
 void check_problem(const ConvProblem& p, const char* label) {
   for (const int tile_k : {16, 32, 64}) {
@@ -100,6 +139,7 @@ void check_problem(const ConvProblem& p, const char* label) {
              fwd.gemm_m < 40 ? fwd.gemm_m : 40, fwd.gemm_n, label);
         walk_taps(k::FwdView<int64_t, NDim, Geometry, GM>{fwd, g0}, tile_k, 4, start, int(f_tiles - start),
                   fwd.gemm_m < 40 ? fwd.gemm_m : 40, label);
+        walk_columns(k::FwdView<int64_t, NDim, Geometry, GM>{fwd, g0}, tile_k, 8, start, int(f_tiles - start), label);
       }
       for (const int64_t start : {int64_t(0), d_tiles / 2}) {
         walk(k::BwdDataView<int64_t, NDim, Geometry, GM>{bwd_data, g0}, tile_k, start, int(d_tiles - start),
@@ -133,6 +173,7 @@ int main() {
   check_problem<3, G::kGeneral, 1>(cube_problem(3, 1, 1, 16, 8, 5, 3, 2, 1, 1), "3d 3x3x3 s2 C/G=16 (tap)");
   check_problem<2, G::kGeneral, 1>(cube_problem(2, 2, 1, 16, 32, 8, 3, 1, 2, 2), "2d 3x3 d2 G2 C/G=8 (tap)");
   std::printf("tap addressing %lld\n", g_tap_checked);
+  std::printf("columns %lld\n", g_column_checked);
   std::printf("checked %lld mismatches %lld\n", g_checked, g_mismatches);
   return g_mismatches == 0 ? 0 : 1;
 }

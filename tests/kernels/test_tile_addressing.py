@@ -1,4 +1,4 @@
-"""The Hopper producer's tile addressing and tap addressing (advanced per k-tile) equal the general
+"""The Hopper producer's tile addressing, tap addressing and A columns (advanced per k-tile) equal the general
 per-element addressing of every view (``test_tile_addressing.cpp``, host only)."""
 
 from __future__ import annotations
@@ -32,3 +32,5 @@ def test_tile_addressing_equals_locate(tmp_path: Path) -> None:
     assert checked > 1_000_000, f"only {checked} comparisons"
     taps = re.search(r"tap addressing (\d+)", ran.stdout)
     assert taps and int(taps[1]) > 500_000, "tap addressing was not walked"
+    columns = re.search(r"columns (\d+)", ran.stdout)
+    assert columns and int(columns[1]) > 2_000, "A in columns was not walked"

@@ -318,6 +318,19 @@ struct FwdView {
   TD_HOST_DEVICE void im2col_offsets(const KTile& t, uint16_t (&whd)[3]) const {
     whd[0] = uint16_t(t.dx), whd[1] = uint16_t(t.dy), whd[2] = uint16_t(t.dz);
   }
+  // A in columns (sm90 Sm90Config::kColumnsA): column j of a k-tile is GEMM K [k0 + width j, k0 + width (j+1)),
+  // inside one tap where the tap's run is a multiple of `width`. A copy of the k-tile's cursor and the channel
+  // in the tap's run (merged group and channel: `run_channel`) walk from column to column by adds; a column past
+  // the filter's last tap lies in the tail of GEMM K (`column_in_filter` false: its box is zeros).
+  TD_HOST_DEVICE Index run_channel(const KTile& t) const { return t.gl * TapsT::channels_per_group(s) + t.r0; }
+  TD_HOST_DEVICE void next_column(KTile& column, Index& channel, int width) const {
+    channel += width;
+    if (channel == tap_run()) {
+      channel = 0;
+      column.next_tap(s);
+    }
+  }
+  TD_HOST_DEVICE bool column_in_filter(const KTile& column) const { return column.tap < s.taps; }
 
   // C (M, N): output pixels, N contiguous.
   struct CInfo { Index base; Index gl; bool valid; };

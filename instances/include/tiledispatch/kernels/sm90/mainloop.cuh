@@ -154,23 +154,20 @@ struct CpAsyncProducer {
       }
     }
     __device__ uint32_t bytes() const { return (by_a ? kStageBytesA : 0u) + (by_b ? kStageBytesB : 0u); }
-    // Cfg::kColumnsA: the k-tile's columns of kColumnK channels, one im2col box each, from the k-tile cursor
-    // `t` (its first tap and channel run). A column past the filter's last tap (the tail of GEMM K where taps
-    // do not fill the last k-tile) is a box at the channel extent: TMA fills it with zeros, as the gathers do.
+    // Cfg::kColumnsA: the k-tile's columns of kColumnK channels, one im2col box each, walked from the k-tile
+    // cursor `t` (FwdView::next_column). A column past the filter's last tap (the tail of GEMM K where taps do
+    // not fill the last k-tile) is a box at the channel extent: TMA fills it with zeros, as the gathers do.
     template <class SmemA, class KTile>
     __device__ void issue_columns_a(const View& view, const TmaOperands& tma, uint64_t* full, const SmemA& sA,
                                     int stage, const KTile& t) const {
       KTile column = t;
-      Index channel = t.r0;
+      Index channel = view.run_channel(t);
       CUTE_UNROLL
       for (int j = 0; j < Cfg::kTileK / Cfg::kColumnK; ++j) {
-        if (j > 0 && (channel += Cfg::kColumnK) == view.tap_run()) {
-          channel = 0;
-          column.next_tap(view.s);
-        }
+        if (j > 0) view.next_column(column, channel, Cfg::kColumnK);
         uint16_t offset[3] = {};
         int32_t c = int32_t(view.s.C);
-        if (column.tap < view.s.taps) {
+        if (view.column_in_filter(column)) {
           view.im2col_offsets(column, offset);
           c = group_block * tma.a_group_step + int32_t(channel);
         }
