@@ -223,8 +223,16 @@ struct Sm90Config {
   // holds channels of one tap, so bwd_weight's boxes come by TMA only where kAtomN divides C/G. Transposed, the
   // atom is as wide as tile_m (K/G's extent, at most 32: the grouped layers this mapping serves have C/G = K/G,
   // so their input comes by TMA) rather than the warpgroup's 64 or more of tile_n, which C/G = 16 or 32 never fills.
-  static constexpr int kAtomN = mn_atom_extent(kTransposed ? kTileM : kWarpgroupTileN);
-  static constexpr bool kTmaAtomsB = kDirection != ConvDirection::kFwd && kGroupsToMerge == 1 && kAtomN >= 16;
+  //
+  // bwd_weight B in columns of 16 bytes (8 channels): the 64-row tiles whose K is a stem's (64 output channels)
+  // keep their B stages in wgmma's interleaved MN-major layout, where each 8-channel column over the k-tile's
+  // pixels is one dense (16-byte, tile_k) block: one im2col box. C/G = 8 (a stem padded to 8 channels: one tap
+  // per column) then comes by TMA instead of by 512 gathered chunks per k-tile.
+  static constexpr bool kColumnsB = kDirection == ConvDirection::kBwdWeight && kElemBytes == 2 &&
+                                    kGroupsToMerge == 1 && !kTransposed && kTileM == 64 && kTileK == 32;
+  static constexpr int kAtomN = kColumnsB ? 16 / kElemBytes : mn_atom_extent(kTransposed ? kTileM : kWarpgroupTileN);
+  static constexpr bool kTmaAtomsB =
+      kDirection != ConvDirection::kFwd && kGroupsToMerge == 1 && (kAtomN >= 16 || kColumnsB);
 
   // Merged groups without zero MACs (fwd and bwd_data, num_groups_to_merge GM > 1): where the problem's
   // per-group GEMM extents are exactly kGroupTileK = tile_k / GM (C/G fwd, K/G bwd_data) and kGroupTileN =
@@ -302,6 +310,9 @@ struct Sm90Config {
       make_gmma_smem_atom<MmaElement, kShapeMajorB, kShapeAtomN, kShapeK>(),
       cute::make_shape(cute::Int<kShapeN>{}, cute::Int<kShapeK>{}, cute::Int<kShapeStages>{}),
       AtomOrder<kShapeMajorB>{}));
+  static_assert(!(kBuildable && kColumnsB) || (SmemLayoutB{}(1, 0, 0) == 1 && SmemLayoutB{}(0, 1, 0) == kAtomN &&
+                                                SmemLayoutB{}(kAtomN, 0, 0) == kAtomN * kTileK),
+                "each column of a B stage is one dense (16-byte, tile_k) block: one im2col box");
 
   // The diagonal mode's wgmma (m64 x kGroupTileN x k16 into one group's accumulator columns) and its B stages
   // (kGroupTileN, kGroupTileK, GM, PIPE): one block per merged group, each exactly one TMA box; MN-major blocks

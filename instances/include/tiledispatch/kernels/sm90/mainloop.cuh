@@ -47,12 +47,21 @@ struct AtomBoxesB<Cfg, ConvDirection::kBwdWeight> {
   using Index = typename Cfg::Index;
   using View = typename Cfg::View;
   static constexpr int kAtoms = Cfg::kTileN / Cfg::kAtomN;
-  uint16_t offset[kAtoms][3];  // per atom column: its tap's im2col offset and its input channel
+  static constexpr bool k3D = Cfg::Base::kNDim == 3;
+  // Per atom column: its tap's im2col offset, W and H packed in one register (16 atom columns of 8 channels,
+  // Cfg::kColumnsB, spilled 276 bytes with a register per offset), D apart in 3D; and its input channel.
+  uint32_t offset_wh[kAtoms];
+  uint16_t offset_d[k3D ? kAtoms : 1];
   int32_t channel[kAtoms];
   typename View::Pixel pixel;  // the output pixel of the next k-tile's first GEMM-K index
   __device__ void begin(const View& view, Index n_begin, Index k_begin) {
     CUTE_UNROLL
-    for (int i = 0; i < kAtoms; ++i) view.im2col_column(n_begin + i * Cfg::kAtomN, offset[i], channel[i]);
+    for (int i = 0; i < kAtoms; ++i) {
+      uint16_t offset[3];
+      view.im2col_column(n_begin + i * Cfg::kAtomN, offset, channel[i]);
+      offset_wh[i] = uint32_t(offset[0]) | uint32_t(offset[1]) << 16;
+      if constexpr (k3D) offset_d[i] = offset[2];
+    }
     pixel = view.split_pixel(k_begin);
   }
   // The input through the filter window: the k-tile's tile_k output pixels, one box per atom column.
@@ -63,8 +72,8 @@ struct AtomBoxesB<Cfg, ConvDirection::kBwdWeight> {
     view.im2col_corner(pixel, corner);
     CUTE_UNROLL
     for (int i = 0; i < kAtoms; ++i) {
-      tma_load_im2col<Cfg::Base::kNDim>(&tma.b, full, &sB(i * Cfg::kAtomN, 0, stage), channel[i], corner,
-                                         offset[i]);
+      const uint16_t offset[3] = {uint16_t(offset_wh[i]), uint16_t(offset_wh[i] >> 16), k3D ? offset_d[i] : uint16_t(0)};
+      tma_load_im2col<Cfg::Base::kNDim>(&tma.b, full, &sB(i * Cfg::kAtomN, 0, stage), channel[i], corner, offset);
     }
     view.step_pixel(pixel, Cfg::kTileK);
   }
