@@ -44,6 +44,10 @@ class ImplicitGemmInstance : public GroupedConvInstance {
  public:
   using Config = kernels::ImplicitGemmConfig<Traits>;
   using Sm90 = kernels::sm90::Sm90Config<Traits>;  // the Hopper path, where it can build this configuration
+  using Sm90Columns = kernels::sm90::Sm90Config<Traits, true>;  // its column variant, where Sm90::kHasColumns
+  static_assert(!Sm90::kHasColumns || (Sm90Columns::kSmemBytes == Sm90::kSmemBytes &&
+                                       Sm90Columns::kStages == Sm90::kStages),
+                "the column variant has the configuration's ring (the resource model describes both)");
   // Whether some kernel generation runs this configuration (ping-pong, num_wave_groups 2, only the Hopper path).
   static constexpr bool kRuns = Sm90::kBuildable || Config::kImplemented;
   static constexpr auto kInstanceString = kernels::build_instance_string<Traits>();
@@ -530,7 +534,19 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     gemm.schedule.k_batch = k_batch;
     gemm.schedule.units =
         int64_t(gemm.schedule.tiles_m) * gemm.schedule.tiles_n * (p.G / Traits::kNumGroupsToMerge) * k_batch;
-    if (tma) describe_tma_operands(p, params, gemm.tma);
+    if (tma) describe_tma_operands<Sm90>(p, params, gemm.tma);
+    if constexpr (Sm90::kHasColumns) {
+      // the column variant where the swizzled stages would gather the operand it takes by TMA
+      constexpr bool kColumnOperandIsA = Sm90::kColumnsShapeA;
+      if (tma && !(kColumnOperandIsA ? gemm.tma.use_a : gemm.tma.use_b)) {
+        kernels::sm90::TmaOperands columns{};
+        describe_tma_operands<Sm90Columns>(p, params, columns);
+        if (kColumnOperandIsA ? columns.use_a : columns.use_b) {
+          gemm.tma = columns;
+          gemm.tma.columns = true;
+        }
+      }
+    }
     return gemm;
   }
 
@@ -580,7 +596,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       gemm = sm90_gemm(q, params, 1, !zeros);  // a GEMM of no k-tiles loads nothing
       const auto& first = sm90.gemms[0].tma;
       if (!zeros && (gemm.tma.use_a != first.use_a || gemm.tma.use_b != first.use_b ||
-                     gemm.tma.diagonal != first.diagonal)) {
+                     gemm.tma.diagonal != first.diagonal || gemm.tma.columns != first.columns)) {
         return false;
       }
       sm90.units += gemm.schedule.units;
@@ -605,68 +621,73 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   static cudaError_t launch_sm90_diagonal_or_not(const kernels::sm90::Sm90Params<typename Config::Index, Gemms>& sm90,
                                                  unsigned ctas, cudaStream_t stream, bool overlap) {
     if constexpr (Sm90::kDiagonal) {
-      if (sm90.gemms[0].tma.diagonal) return launch_sm90_kernel<true>(sm90, ctas, stream, overlap);
+      if (sm90.gemms[0].tma.diagonal) return launch_sm90_kernel<Sm90, true>(sm90, ctas, stream, overlap);
     }
-    return launch_sm90_kernel<false>(sm90, ctas, stream, overlap);
+    if constexpr (Sm90::kHasColumns) {
+      if (sm90.gemms[0].tma.columns) return launch_sm90_kernel<Sm90Columns, false>(sm90, ctas, stream, overlap);
+    }
+    return launch_sm90_kernel<Sm90, false>(sm90, ctas, stream, overlap);
   }
 
-  // The Hopper kernel of this configuration: the diagonal one (merged groups by diagonal blocks) or the other.
+  // A Hopper kernel of this configuration (`Cfg`: Sm90 or its column variant): the diagonal one (merged groups
+  // by diagonal blocks) or the other.
   // `overlap`: a programmatic dependent launch, whose CTAs take the SMs the previous kernel's last CTAs leave
   // (the kernel lets dependents start at once and waits for its predecessor before it exits, so stream order
   // holds for whatever follows).
-  template <bool Diagonal, int Gemms>
+  template <class Cfg, bool Diagonal, int Gemms>
   static cudaError_t launch_sm90_kernel(const kernels::sm90::Sm90Params<typename Config::Index, Gemms>& sm90,
                                         unsigned ctas, cudaStream_t stream, bool overlap) {
-    auto* kernel = &kernels::sm90::sm90_implicit_gemm_kernel<Sm90, Diagonal, Gemms>;
-    if constexpr (Sm90::kReallocatesRegisters) {
+    auto* kernel = &kernels::sm90::sm90_implicit_gemm_kernel<Cfg, Diagonal, Gemms>;
+    if constexpr (Cfg::kReallocatesRegisters) {
       // The consumers' setmaxnreg.inc takes what the producer frees from the launch's registers; a kernel
       // compiled to fewer would wait forever, so refuse it (once per kernel: the count is fixed at build).
       static const int registers = [kernel] {
         cudaFuncAttributes attributes{};
         return cudaFuncGetAttributes(&attributes, kernel) == cudaSuccess ? attributes.numRegs : -1;
       }();
-      if (registers != Sm90::kLaunchRegisters) return cudaErrorLaunchOutOfResources;
+      if (registers != Cfg::kLaunchRegisters) return cudaErrorLaunchOutOfResources;
     }
-    const int smem = int(Sm90::kSmemBytes);
+    const int smem = int(Cfg::kSmemBytes);
     TD_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     if (!overlap) {
-      kernel<<<ctas, Sm90::kThreads, smem, stream>>>(sm90);
+      kernel<<<ctas, Cfg::kThreads, smem, stream>>>(sm90);
       return cudaGetLastError();
     }
-    return kernels::launch_dependent(kernel, dim3(ctas), dim3(Sm90::kThreads), size_t(smem), stream, sm90);
+    return kernels::launch_dependent(kernel, dim3(ctas), dim3(Cfg::kThreads), size_t(smem), stream, sm90);
   }
 
   // The TMA tensor maps of the operands TMA can move for this problem (sm90/tma.hpp): plain strided boxes
   // where the row pitch and extents allow, and im2col windows where, in addition, a k-tile lies in one tap and
   // one group and the window's corners fit the descriptor; the producer gathers every other operand.
+  template <class Cfg>
   static void describe_tma_operands(const ConvProblem& p,
                                     const kernels::ImplicitGemmParams<typename Config::Index>& params,
                                     kernels::sm90::TmaOperands& tma) {
     constexpr int64_t kCoordLimit = int64_t(INT32_MAX);
     const auto& shape = params.shape;
-    tma.use_a = tma.use_b = tma.diagonal = false;
-    if constexpr (Sm90::kDiagonal) {
+    tma.use_a = tma.use_b = tma.diagonal = tma.columns = false;
+    if constexpr (Cfg::kDiagonal) {
       // Merged groups by diagonal blocks where the per-group GEMM extents are the configuration's tile_k / GM
       // and tile_n / GM (and both maps encode); any other problem keeps the zero-filled block-diagonal gathers.
       describe_diagonal_operands(p, params, tma);
       if (tma.diagonal) return;
     }
-    if constexpr (Sm90::kTmaB) {
+    if constexpr (Cfg::kTmaB) {
       const int64_t row = int64_t(shape.taps) * shape.Cg;  // weights: (taps*C/G, K) row-major
       const uint64_t extents[2] = {uint64_t(row), uint64_t(p.K)};
       const uint64_t pitches[1] = {uint64_t(row * Config::kElemBytes)};
       const uint32_t box[2] = {uint32_t(Traits::kTileK), uint32_t(Traits::kTileN)};
       if (pitches[0] % 16 == 0 && p.K + Traits::kTileN <= kCoordLimit) {
         tma.use_b = kernels::sm90::encode_tma_tiled(tma.b, Traits::kDataType, params.b, 2, extents, pitches, box,
-                                                    Sm90::kSpanK);
+                                                    Cfg::kSpanK);
         tma.b_group_step = int32_t(shape.Kg);
       }
     }
-    if constexpr (Sm90::kTmaA) {
+    if constexpr (Cfg::kTmaA) {
       const int64_t pixels = int64_t(shape.gemm_k);  // output gradient: (K, N*Do*Ho*Wo) row-major
       const uint64_t extents[2] = {uint64_t(p.K), uint64_t(pixels)};
       const uint64_t pitches[1] = {uint64_t(p.K * Config::kElemBytes)};
-      const uint32_t box[2] = {uint32_t(Sm90::kAtomM), uint32_t(Traits::kTileK)};
+      const uint32_t box[2] = {uint32_t(Cfg::kAtomM), uint32_t(Traits::kTileK)};
       // A box's first element must lie on 16 bytes: a group block's first output channel (g * GM * K/G, along
       // the innermost dimension) does only where GM * K/G does (K/G = 4: odd groups would not, and TMA stops
       // such a load with an illegal instruction); the tile and atom offsets within it do.
@@ -674,34 +695,34 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       if (pitches[0] % 16 == 0 && group_step * Config::kElemBytes % 16 == 0 &&
           pixels + Traits::kTileK <= kCoordLimit && p.K + Traits::kTileM <= kCoordLimit) {
         tma.use_a = kernels::sm90::encode_tma_tiled(tma.a, Traits::kDataType, params.a, 2, extents, pitches, box,
-                                                    Sm90::kAtomM * Config::kElemBytes);
+                                                    Cfg::kAtomM * Config::kElemBytes);
         tma.a_group_step = int32_t(group_step);
       }
     }
     constexpr bool kBwdData = Traits::kDirection == ConvDirection::kBwdData;
     const typename Config::View view{shape, 0};
     const bool by_tile = view.tile_addressing(Traits::kTileK);
-    if constexpr (Sm90::kColumnsA) {
+    if constexpr (Cfg::kColumnsA) {
       // boxes of one column (kColumnK channels) each, unswizzled, also where a k-tile spans whole taps
       kernels::sm90::Im2colGeometry geometry{};
       int64_t channels_per_group = 0;
-      if ((by_tile || view.tap_addressing(Traits::kTileK)) && shape.Cg % Sm90::kColumnK == 0 &&
+      if ((by_tile || view.tap_addressing(Traits::kTileK)) && shape.Cg % Cfg::kColumnK == 0 &&
           im2col_geometry(p, kBwdData, geometry, channels_per_group)) {
         tma.use_a = kernels::sm90::encode_tma_im2col(tma.a, Traits::kDataType, params.a, geometry,
-                                                     uint32_t(Sm90::kColumnK), Traits::kTileM, 16);
+                                                     uint32_t(Cfg::kColumnK), Traits::kTileM, 16);
         tma.a_group_step = int32_t(channels_per_group);
       }
-    } else if constexpr (Sm90::kTmaIm2colA) {
+    } else if constexpr (Cfg::kTmaIm2colA) {
       kernels::sm90::Im2colGeometry geometry{};
       int64_t channels_per_group = 0;
       if (by_tile && im2col_geometry(p, kBwdData, geometry, channels_per_group)) {
         tma.use_a = kernels::sm90::encode_tma_im2col(tma.a, Traits::kDataType, params.a, geometry, Traits::kTileK,
-                                                     Traits::kTileM, Sm90::kSpanK);
+                                                     Traits::kTileM, Cfg::kSpanK);
         tma.a_group_step = int32_t(channels_per_group);
       }
     }
-    if constexpr (Sm90::kTmaAtomsB) {
-      constexpr uint32_t kAtom = uint32_t(Sm90::kAtomN), kSpan = kAtom * uint32_t(Config::kElemBytes);
+    if constexpr (Cfg::kTmaAtomsB) {
+      constexpr uint32_t kAtom = uint32_t(Cfg::kAtomN), kSpan = kAtom * uint32_t(Config::kElemBytes);
       if constexpr (kBwdData) {
         // weights as (C/G, taps, K): one box per atom of a k-tile, which lies in one tap
         const uint64_t extents[3] = {uint64_t(shape.Cg), uint64_t(shape.taps), uint64_t(p.K)};

@@ -62,7 +62,11 @@ constexpr auto make_gmma_smem_atom() {
   }
 }
 
-template <class Traits>
+// `Columns`: the configuration's column variant (kColumnsA / kColumnsB below), a second kernel the instance
+// launches for the problems whose column operand the swizzled stages would gather. Dense problems keep the
+// swizzled stages: there the column boxes were 1.1-2.9x slower (H100, session 23: fwd 128x64x32 on a dense 64-channel
+// 3x3 layer 34.8 -> 69.0 us, bwd_weight 64x128x32 37.6 -> 109.6 us).
+template <class Traits, bool Columns = false>
 struct Sm90Config {
   using Base = ImplicitGemmConfig<Traits>;  // addressing (View, Index), element types, the stage table
   // The traits' arch: whether it has wgmma (the host pass cannot see the device target), and its limits.
@@ -217,8 +221,9 @@ struct Sm90Config {
   // would have to fill 16 bytes of every 64-byte row). Without it the padded stem's producer gathered 512
   // 16-byte chunks per k-tile and waited on them (H100, ncu: 52 % of its stalls).
   static constexpr int kColumnK = 16 / kElemBytes;
-  static constexpr bool kColumnsA =
+  static constexpr bool kColumnsShapeA =
       kTmaIm2colA && kDirection == ConvDirection::kFwd && kElemBytes == 2 && kTileK == 32 && kTileN <= 64;
+  static constexpr bool kColumnsA = Columns && kColumnsShapeA;
   // MN-major B (bwd_data weights, bwd_weight input) by one box of kAtomN x tile_k per atom column. An im2col box
   // holds channels of one tap, so bwd_weight's boxes come by TMA only where kAtomN divides C/G. Transposed, the
   // atom is as wide as tile_m (K/G's extent, at most 32: the grouped layers this mapping serves have C/G = K/G,
@@ -228,8 +233,10 @@ struct Sm90Config {
   // keep their B stages in wgmma's interleaved MN-major layout, where each 8-channel column over the k-tile's
   // pixels is one dense (16-byte, tile_k) block: one im2col box. C/G = 8 (a stem padded to 8 channels: one tap
   // per column) then comes by TMA instead of by 512 gathered chunks per k-tile.
-  static constexpr bool kColumnsB = kDirection == ConvDirection::kBwdWeight && kElemBytes == 2 &&
-                                    kGroupsToMerge == 1 && !kTransposed && kTileM == 64 && kTileK == 32;
+  static constexpr bool kColumnsShapeB = kDirection == ConvDirection::kBwdWeight && kElemBytes == 2 &&
+                                         kGroupsToMerge == 1 && !kTransposed && kTileM == 64 && kTileK == 32;
+  static constexpr bool kColumnsB = Columns && kColumnsShapeB;
+  static constexpr bool kHasColumns = kColumnsShapeA || kColumnsShapeB;  // whether a column variant exists
   static constexpr int kAtomN = kColumnsB ? 16 / kElemBytes : mn_atom_extent(kTransposed ? kTileM : kWarpgroupTileN);
   static constexpr bool kTmaAtomsB =
       kDirection != ConvDirection::kFwd && kGroupsToMerge == 1 && (kAtomN >= 16 || kColumnsB);

@@ -43,6 +43,9 @@ struct TmaOperands {
   // tile_k-channel boxes, `b` a tiled map of one diagonal weight block per box; the host then launches the
   // diagonal kernel, which multiplies per group.
   bool diagonal;
+  // The column variant (Sm90Config's `Columns`): `a` (fwd) or `b` (bwd_weight) an im2col map of 8-channel
+  // unswizzled boxes; the host then launches the configuration's column kernel.
+  bool columns;
   int32_t a_group_step;  // coordinate of group block 1 along the operand's group-carrying dimension
   int32_t b_group_step;
 };
