@@ -12,6 +12,7 @@ import pytest
 from generators.config import DepthwiseConfig
 from tests.kernels.arch_include import arch_include
 from tests.kernels.conftest import REPO_ROOT, compile_and_run
+from tests.kernels.gpu_toolchain import find_nvcc
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +167,8 @@ def test_is_supported_is_exact(support_lines: dict[str, str], label: str, expect
 
 
 @pytest.mark.gpu
-def test_depthwise_instances_match_the_reference(nvcc: Path, tmp_path: Path) -> None:
+def test_depthwise_instances_match_the_reference(tmp_path: Path) -> None:
+    nvcc = find_nvcc()  # the GPU machine has the system CUDA, not the pinned wheel
     gpu_check = REPO_ROOT / "bench" / "gpu_check"
     binary = tmp_path / "hand_depthwise_check"
     sources = [
