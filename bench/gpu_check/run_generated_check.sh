@@ -4,7 +4,8 @@
 # Usage (repository root, after installing .whl into the running Python):
 #   [LEGACY_DIR=DIR] [CUDA_ROOT=DIR] [SCONS_EXTRA="memory=120"] bash bench/gpu_check/run_generated_check.sh RULESET ..
 # (SCONS_EXTRA: further SCons options, e.g. memory= where the machine under-reports its memory at start;
-# SKIP_MEMCHECK=1 leaves out the compute-sanitizer pass over tiny.)
+# SKIP_MEMCHECK=1 leaves out the compute-sanitizer pass over tiny; RACECHECK=1 adds racecheck's, which
+# reports shared-memory hazards between threads of a block, bounded by RACECHECK_TIMEOUT seconds, 300 by default.)
 # Prints checked / passed / not supported / failed per direction for each rule set; logs go to $OUT.
 set -u -o pipefail
 ROOT=$(pwd)
@@ -41,6 +42,12 @@ for ruleset in "$@"; do
     timeout 300 "$CUDA/bin/compute-sanitizer" --tool memcheck --print-limit 20 \
       "$variant/gpu_check/gpu_check" --no-large > "$OUTDIR/memcheck_tiny.txt" 2>&1
     echo "memcheck rc=$?"; grep -E "ERROR SUMMARY" "$OUTDIR/memcheck_tiny.txt" | tail -1
+  fi
+  if [ "$ruleset" = tiny ] && [ -n "${RACECHECK:-}" ] && [ -x "$CUDA/bin/compute-sanitizer" ]; then
+    echo "== tiny: compute-sanitizer racecheck (no large layer)"
+    timeout "${RACECHECK_TIMEOUT:-300}" "$CUDA/bin/compute-sanitizer" --tool racecheck --racecheck-report hazard \
+      --print-limit 20 "$variant/gpu_check/gpu_check" --no-large > "$OUTDIR/racecheck_tiny.txt" 2>&1
+    echo "racecheck rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUTDIR/racecheck_tiny.txt" | tail -2
   fi
 done
 exit $status
