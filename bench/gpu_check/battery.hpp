@@ -56,6 +56,7 @@ inline std::vector<BatteryEntry> battery(bool include_large) {
       {"C/G=4 K/G=7 3x3", conv2d(3, 2, 12, 21, 9, 9, 3, 1, 1, 1)},
       {"C/G=2 K/G=2 G=8 3x3", conv2d(8, 2, 16, 16, 12, 12, 3, 1, 1, 1)},
       {"C/G=5 K/G=9 asymmetric", conv2d(1, 2, 5, 9, 7, 12, 3, 1, 2, 1)},
+      {"RGB stem C=3 7x7 stride 2 odd 23x19", conv2d(1, 1, 3, 64, 23, 19, 7, 2, 3, 1)},
       {"3D 3x3x3 C/G=8", conv3d(2, 1, 16, 16, 5, 6, 7, 3, 1, 1, 1)},
       {"3D 1x1x1", conv3d(1, 2, 8, 8, 4, 4, 4, 1, 1, 0, 1)},
       {"3D C/G=1 3x3x3 stride 2", conv3d(4, 1, 4, 4, 5, 5, 5, 3, 2, 1, 1)},
