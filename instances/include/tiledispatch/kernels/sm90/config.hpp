@@ -64,8 +64,8 @@ constexpr auto make_gmma_smem_atom() {
 
 // `Columns`: the configuration's column variant (kColumnsA / kColumnsB below), a second kernel the instance
 // launches for the problems whose column operand the swizzled stages would gather. Dense problems keep the
-// swizzled stages: there the column boxes were 1.1-2.9x slower (H100, session 23: fwd 128x64x32 on a dense 64-channel
-// 3x3 layer 34.8 -> 69.0 us, bwd_weight 64x128x32 37.6 -> 109.6 us).
+// swizzled stages: there the column boxes were 1.1-2.9x slower (H100, session 23: fwd 128x64x32 on a dense
+// 64-channel 3x3 layer 34.8 -> 69.0 us, bwd_weight 64x128x32 37.6 -> 109.6 us).
 template <class Traits, bool Columns = false>
 struct Sm90Config {
   using Base = ImplicitGemmConfig<Traits>;  // addressing (View, Index), element types, the stage table
@@ -237,7 +237,7 @@ struct Sm90Config {
                                          kGroupsToMerge == 1 && !kTransposed && kTileM == 64 && kTileK == 32;
   static constexpr bool kColumnsB = Columns && kColumnsShapeB;
   static constexpr bool kHasColumns = kColumnsShapeA || kColumnsShapeB;  // whether a column variant exists
-  static constexpr int kAtomN = kColumnsB ? 16 / kElemBytes : mn_atom_extent(kTransposed ? kTileM : kWarpgroupTileN);
+  static constexpr int kAtomN = kColumnsB ? kColumnK : mn_atom_extent(kTransposed ? kTileM : kWarpgroupTileN);
   static constexpr bool kTmaAtomsB =
       kDirection != ConvDirection::kFwd && kGroupsToMerge == 1 && (kAtomN >= 16 || kColumnsB);
 

@@ -72,7 +72,8 @@ struct AtomBoxesB<Cfg, ConvDirection::kBwdWeight> {
     view.im2col_corner(pixel, corner);
     CUTE_UNROLL
     for (int i = 0; i < kAtoms; ++i) {
-      const uint16_t offset[3] = {uint16_t(offset_wh[i]), uint16_t(offset_wh[i] >> 16), k3D ? offset_d[i] : uint16_t(0)};
+      const uint16_t offset[3] = {uint16_t(offset_wh[i]), uint16_t(offset_wh[i] >> 16),
+                                  k3D ? offset_d[i] : uint16_t(0)};
       tma_load_im2col<Cfg::Base::kNDim>(&tma.b, full, &sB(i * Cfg::kAtomN, 0, stage), channel[i], corner, offset);
     }
     view.step_pixel(pixel, Cfg::kTileK);

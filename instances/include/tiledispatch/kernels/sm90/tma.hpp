@@ -21,8 +21,9 @@
 // unaligned load with an illegal instruction): the host uses TMA only where each group's offset along the
 // innermost dimension keeps that. One elected producer thread issues them per stage; the stage's full barrier
 // expects their bytes. The boxes land in the same swizzled layout the wgmma descriptors read (the swizzle span
-// equals the box's contiguous extent). Elements a box reads past the CTA's GEMM extent belong to the next group or lie outside the tensor
-// (zero-filled, as is the padding an im2col window reaches); the epilogue stores neither.
+// equals the box's contiguous extent). Elements a box reads past the CTA's GEMM extent belong to the next group
+// or lie outside the tensor (zero-filled, as is the padding an im2col window reaches); the epilogue stores
+// neither.
 #pragma once
 
 #include <cuda.h>
