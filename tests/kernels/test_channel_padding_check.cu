@@ -1,12 +1,15 @@
-// GPU check of channels padded to the vector width (kernels/channel_padding.cuh): layers whose C/G no vector of
-// the configuration divides (an RGB stem, grayscale, C/G = 3 grouped, C = 20) run as the padded problem on
-// default-like configurations of both kernel generations, in every direction, 2D and 3D.
+// GPU check of channels padded to the vector width (kernels/channel_padding.cuh) and of width unfolding
+// (kernels/width_unfolding.hpp): layers whose C/G no vector of the configuration divides (an RGB stem,
+// grayscale, C/G = 3 grouped, C = 20) run as the padded or the width-unfolded problem on default-like
+// configurations of both kernel generations, in every direction, 2D and 3D.
 // Per (instance, problem): the padded C/G must be the one expected (16-bit vectors 4/8/8: C/G rounded up to 8;
 // fp32 vectors 2/4/4: to 4; none where C/G is a multiple already, and no kernel where K/G still fails a
-// vector), the workspace must be used exactly where padding is, the result (written into poison) must match
-// the reference, and the tensors the run reads must come back unchanged. bwd_weight runs at k_batch 1, 3, 16
-// and its largest automatic factor, each split run twice for the same bits (bwd_weight_runs.cuh).
-// Last line: "<n> checked, <p> padded, <f> failures".
+// vector), except that 16-bit fwd and bwd_weight configurations of tile_k 32 unfold the width of the layers
+// of one group where X*C rounded up to 32 is no more than X taps of 8 padded channels (the case's `unfolded`),
+// and pad nothing there; the workspace must be used exactly where padding or unfolding is, the result (written
+// into poison) must match the reference, and the tensors the run reads must come back unchanged. bwd_weight
+// runs at k_batch 1, 3, 16 and its largest automatic factor, each split run twice for the same bits
+// (bwd_weight_runs.cuh). Last line: "<n> checked, <p> padded, <u> unfolded, <f> failures".
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -28,6 +31,7 @@ TD_HAND(pad_fwd_fp32_128x64x32,   kFwd,      2, kFp32, kDefault, 128,64,32,   2,
 TD_HAND(pad_bwdd_fp16_128x128x64, kBwdData,  2, kFp16, kDefault, 128,128,64,  2,2,1, 32,32,16,  4,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
 TD_HAND(pad_bwdd_bf16_3d_128x64x32, kBwdData, 3, kBf16, kDefault, 128,64,32,  2,2,1, 32,32,16,  4,8,8,  kMem,     kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
 TD_HAND(pad_bwdw_fp16_128x128x64, kBwdWeight, 2, kFp16, kDefault, 128,128,64, 2,2,1, 32,32,16,  4,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
+TD_HAND(pad_bwdw_fp16_64x64x32,   kBwdWeight, 2, kFp16, kDefault, 64,64,32,   2,2,1, 32,32,16,  4,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
 TD_HAND(pad_bwdw_fp16_64x64x32_2st, kBwdWeight, 3, kFp16, kDefault, 64,64,32, 2,2,1, 32,32,16,  4,8,8,  kMem,     kIntrawave, kCShuffle, false, 1, true,  false, false, false, 1)
 TD_HAND(pad_bwdw_fp32_64x64x32,   kBwdWeight, 2, kFp32, kDefault, 64,64,32,   2,2,1, 32,32,8,   2,4,4,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
 // clang-format on
@@ -40,6 +44,7 @@ struct Case {
   const char* label;
   ConvProblem problem;
   int64_t padded_16bit, padded_fp32;  // the padded C/G expected: 0 none, -1 no kernel
+  int64_t unfolded;  // C' of 16-bit fwd / bwd_weight configurations of tile_k 32, which then pad nothing; 0 none
 };
 
 // The padded C/G an instance of this dtype must choose (the expectation of the case).
@@ -56,7 +61,7 @@ std::vector<unsigned char> bytes_of(const void* ptr, size_t n) {
 
 // One fwd or bwd_data run into a poisoned result; the failure text, empty when it passed.
 std::string check_forward_or_data(const GroupedConvInstance& inst, const ConvProblem& p, uint32_t seed,
-                                  bool padded, double& err) {
+                                  bool rewritten, double& err) {
   const ConvDirection dir = inst.signature().direction;
   const DataType dt = inst.signature().dtype;
   const int e_bytes = element_bytes(dt);
@@ -66,7 +71,9 @@ std::string check_forward_or_data(const GroupedConvInstance& inst, const ConvPro
   const ConvArgs args = b.allocate(p, dt, res_n, inst.workspace_bytes(p, 1));
   std::string failure;
   const bool phases = dir == ConvDirection::kBwdData && (p.stride[0] > 1 || p.stride[1] > 1 || p.stride[2] > 1);
-  if ((padded || phases) != (args.workspace_bytes > 0)) failure = "workspace only where padded or by phases";
+  if ((rewritten || phases) != (args.workspace_bytes > 0)) {
+    failure = "workspace only where padded, unfolded or by phases";
+  }
   const bool fwd = dir == ConvDirection::kFwd;
   void* result = fwd ? b.out : b.in;
   void* read = fwd ? b.in : b.out;
@@ -97,6 +104,9 @@ std::string check_forward_or_data(const GroupedConvInstance& inst, const ConvPro
 template <class Instance>
 struct Entry {
   static int64_t padding(const ConvProblem& p) { return Instance::channel_padding(p); }
+  static int64_t unfolding(const ConvProblem& p) { return Instance::width_unfolding(p); }
+  static constexpr bool kUnfolds = Instance::Sm90::kTileK == 32 && Instance::Sm90::kElemBytes == 2 &&
+                                   Instance::Sm90::kDirection != ConvDirection::kBwdData;
 };
 }  // namespace
 
@@ -106,11 +116,14 @@ int main() {
   struct Listed {
     std::unique_ptr<GroupedConvInstance> instance;
     int64_t (*padding)(const ConvProblem&);
+    int64_t (*unfolding)(const ConvProblem&);
+    bool unfolds;  // the case's `unfolded` applies
   };
   std::vector<Listed> list;
   auto add = [&list](auto instance) {
     using Instance = decltype(instance);
-    list.push_back({std::make_unique<Instance>(), &Entry<Instance>::padding});
+    list.push_back({std::make_unique<Instance>(), &Entry<Instance>::padding, &Entry<Instance>::unfolding,
+                    Entry<Instance>::kUnfolds});
   };
   add(pad_fwd_fp16_128x128x64{});
   add(pad_fwd_fp16_128x64x32{});
@@ -119,21 +132,27 @@ int main() {
   add(pad_bwdd_fp16_128x128x64{});
   add(pad_bwdd_bf16_3d_128x64x32{});
   add(pad_bwdw_fp16_128x128x64{});
+  add(pad_bwdw_fp16_64x64x32{});
   add(pad_bwdw_fp16_64x64x32_2st{});
   add(pad_bwdw_fp32_64x64x32{});
+  ConvProblem stem_asymmetric = check::conv2d(1, 1, 3, 64, 17, 21, 7, 2, 3, 1);
+  stem_asymmetric.right_pad[2] = 2;
   const std::vector<Case> cases = {
-      {"stem C=3 7x7 stride 2 odd", check::conv2d(1, 2, 3, 64, 37, 29, 7, 2, 3, 1), 8, 4},
-      {"grayscale C=1 5x5 odd", check::conv2d(1, 2, 1, 32, 13, 11, 5, 1, 2, 1), 8, 4},
-      {"C/G=3 K/G=16 G=2 3x3", check::conv2d(2, 3, 6, 32, 9, 10, 3, 1, 1, 1), 8, 4},
-      {"C=20 1x1", check::conv2d(1, 3, 20, 32, 9, 9, 1, 1, 0, 1), 24, 0},
-      {"C=12 3x3 stride 2 odd", check::conv2d(1, 2, 12, 16, 11, 13, 3, 2, 1, 1), 16, 0},
-      {"3D C=3 3x3x3 stride 2", check::conv3d(1, 1, 3, 16, 5, 7, 6, 3, 2, 1, 1), 8, 4},
-      {"3D C=5 1x1x1", check::conv3d(1, 2, 5, 32, 3, 4, 5, 1, 1, 0, 1), 8, 8},
-      {"C=16: no padding", check::conv2d(1, 2, 16, 32, 9, 9, 3, 1, 1, 1), 0, 0},
-      {"C=3 K=5: no kernel (K/G)", check::conv2d(1, 2, 3, 5, 9, 9, 3, 1, 1, 1), -1, -1},
+      {"stem C=3 7x7 stride 2 odd", check::conv2d(1, 2, 3, 64, 37, 29, 7, 2, 3, 1), 8, 4, 32},
+      {"stem C=3 7x7 stride 2, W padded 3/2", stem_asymmetric, 8, 4, 32},
+      {"grayscale C=1 5x5 odd", check::conv2d(1, 2, 1, 32, 13, 11, 5, 1, 2, 1), 8, 4, 32},
+      {"C=3 5x5 dilation 2", check::conv2d(1, 2, 3, 32, 19, 23, 5, 1, 4, 2), 8, 4, 32},
+      {"C/G=3 K/G=16 G=2 3x3", check::conv2d(2, 3, 6, 32, 9, 10, 3, 1, 1, 1), 8, 4, 0},
+      {"C=20 1x1", check::conv2d(1, 3, 20, 32, 9, 9, 1, 1, 0, 1), 24, 0, 0},
+      {"C=12 3x3 stride 2 odd", check::conv2d(1, 2, 12, 16, 11, 13, 3, 2, 1, 1), 16, 0, 0},
+      {"3D C=3 3x3x3 stride 2", check::conv3d(1, 1, 3, 16, 5, 7, 6, 3, 2, 1, 1), 8, 4, 0},
+      {"3D C=1 5x5x5 stride 2", check::conv3d(1, 1, 1, 16, 7, 9, 11, 5, 2, 2, 1), 8, 4, 32},
+      {"3D C=5 1x1x1", check::conv3d(1, 2, 5, 32, 3, 4, 5, 1, 1, 0, 1), 8, 8, 0},
+      {"C=16: no padding", check::conv2d(1, 2, 16, 32, 9, 9, 3, 1, 1, 1), 0, 0, 0},
+      {"C=3 K=5: no kernel (K/G)", check::conv2d(1, 2, 3, 5, 9, 9, 3, 1, 1, 1), -1, -1, 0},
   };
   const int sms = check::sm_count();
-  int checked = 0, padded_count = 0, failures = 0;
+  int checked = 0, padded_count = 0, unfolded_count = 0, failures = 0;
   uint32_t seed = 23;
   for (const Case& c : cases) {
     const ConvProblem& p = c.problem;
@@ -142,14 +161,18 @@ int main() {
       const std::string name(inst.name());
       if (inst.signature().ndim_spatial != p.ndim_spatial) continue;
       const DataType dt = inst.signature().dtype;
-      const int64_t expected = expected_padding(c, dt);
+      const int64_t expected_unfolded = e.unfolds ? c.unfolded : 0;
+      const int64_t expected = expected_unfolded > 0 ? 0 : expected_padding(c, dt);
       const int64_t padded = e.padding(p);
+      const int64_t unfolded = e.unfolding(p);
       const bool supported = bool(inst.is_supported(p));
       std::string failure;
       if (supported != (expected >= 0)) {
         failure = supported ? "supported, expected no kernel" : "not supported: " + inst.is_supported(p).reason;
       } else if (padded != std::max<int64_t>(expected, 0)) {
         failure = "padded C/G " + std::to_string(padded) + ", expected " + std::to_string(expected);
+      } else if (unfolded != expected_unfolded) {
+        failure = "unfolded C' " + std::to_string(unfolded) + ", expected " + std::to_string(expected_unfolded);
       }
       if (!supported) {
         if (!failure.empty()) ++failures;
@@ -162,8 +185,8 @@ int main() {
       if (inst.signature().direction == ConvDirection::kBwdWeight) {
         for (const auto& run : check::run_bwd_weight(inst, p, sms, seed, name + " " + c.label)) {
           if (!run.failure.empty()) failure += (failure.empty() ? "" : "; ") + run.failure;
-          if (padded > 0 && inst.workspace_bytes(p, run.k_batch) == 0) {
-            failure += (failure.empty() ? "" : "; ") + std::string("padded without workspace");
+          if ((padded > 0 || unfolded > 0) && inst.workspace_bytes(p, run.k_batch) == 0) {
+            failure += (failure.empty() ? "" : "; ") + std::string("padded or unfolded without workspace");
           }
           char part[64];
           std::snprintf(part, sizeof(part), " k%d %.1e%s", run.k_batch, run.rel_l2, run.rerun ? " same bits" : "");
@@ -171,7 +194,7 @@ int main() {
         }
       } else {
         double err = 0;
-        failure += check_forward_or_data(inst, p, seed, padded > 0, err);
+        failure += check_forward_or_data(inst, p, seed, padded > 0 || unfolded > 0, err);
         seed += 2;
         char part[32];
         std::snprintf(part, sizeof(part), " rel L2 %.2e", err);
@@ -179,12 +202,13 @@ int main() {
       }
       ++checked;
       padded_count += padded > 0 ? 1 : 0;
+      unfolded_count += unfolded > 0 ? 1 : 0;
       if (!failure.empty()) ++failures;
-      std::printf("%s %s | padded C/G %lld | %s |%s%s%s\n", failure.empty() ? "PASS" : "FAIL", name.c_str(),
-                  static_cast<long long>(padded), c.label, detail.c_str(), failure.empty() ? "" : " | ",
-                  failure.c_str());
+      std::printf("%s %s | padded C/G %lld | unfolded C' %lld | %s |%s%s%s\n", failure.empty() ? "PASS" : "FAIL",
+                  name.c_str(), static_cast<long long>(padded), static_cast<long long>(unfolded), c.label,
+                  detail.c_str(), failure.empty() ? "" : " | ", failure.c_str());
     }
   }
-  std::printf("%d checked, %d padded, %d failures\n", checked, padded_count, failures);
+  std::printf("%d checked, %d padded, %d unfolded, %d failures\n", checked, padded_count, unfolded_count, failures);
   return failures == 0 ? 0 : 1;
 }

@@ -26,6 +26,7 @@
 #include "tiledispatch/kernels/sm90/kernel.cuh"
 #include "tiledispatch/kernels/split_k_reduce.cuh"
 #include "tiledispatch/kernels/stride_phases.cuh"
+#include "tiledispatch/kernels/width_unfolding.hpp"
 #include "tiledispatch/runtime/check.hpp"
 #include "tiledispatch/runtime/device.hpp"
 #include "tiledispatch/runtime/instance.hpp"
@@ -62,7 +63,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
 
   Support is_supported(const ConvProblem& p) const override {
     Support as_given = supports_as_given(p);
-    if (!as_given && padded_channels(p) > 0) return Support::yes();
+    if (!as_given && (width_unfolding(p) > 0 || padded_channels(p) > 0)) return Support::yes();
     return as_given;
   }
 
@@ -113,7 +114,25 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   // Channels padded to the vectors (channel_padding.cuh): the padded C/G that runs `p` where `p` runs only so
   // (C/G a multiple of no vector that reads a C/G run, e.g. C = 3), else 0.
   static int64_t channel_padding(const ConvProblem& p) {
-    return p.c_per_group() % kPaddingWidth == 0 || supports_as_given(p) ? 0 : padded_channels(p);
+    return p.c_per_group() % kPaddingWidth == 0 || supports_as_given(p) || width_unfolding(p) > 0
+               ? 0
+               : padded_channels(p);
+  }
+
+  // Width unfolding (width_unfolding.hpp): the channels C' (X*C rounded up to tile_k and the vectors) with which
+  // `p` runs as its width-unfolded layer, else 0. Only where `p` does not run as given, the unfolded layer
+  // multiplies no more than the channel-padded one (GEMM K Z*Y*C' against Z*Y*X times C/G padded) and this
+  // configuration runs it; fwd and bwd_weight of one group with a filter wider than one tap.
+  static int64_t width_unfolding(const ConvProblem& p) {
+    if constexpr (Traits::kDirection == ConvDirection::kBwdData) {
+      return 0;
+    } else {
+      if (p.G != 1 || p.filter[2] == 1 || !p.validate().empty() || supports_as_given(p)) return 0;
+      const int64_t width = std::lcm(int64_t(Traits::kTileK), kPaddingWidth);
+      const int64_t unfolded = ceil_div(p.filter[2] * p.C, width) * width;
+      if (unfolded > p.filter[2] * ceil_div(p.C, kPaddingWidth) * kPaddingWidth) return 0;
+      return supports_as_given(kernels::width_unfolded_problem(p, unfolded)) ? unfolded : 0;
+    }
   }
 
   // Whether the Hopper kernel multiplies the merged groups of `p` by diagonal blocks, without zero MACs
@@ -222,6 +241,11 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   }
 
   size_t workspace_bytes(const ConvProblem& p, int k_batch) const override {
+    if (const int64_t unfolded = width_unfolding(p); unfolded > 0) {
+      const ConvProblem q = kernels::width_unfolded_problem(p, unfolded);
+      return padded_tensor_bytes(q, ConvTensor::kInput) + padded_tensor_bytes(q, ConvTensor::kWeight) +
+             workspace_bytes(q, k_batch);
+    }
     if (const int64_t padded = channel_padding(p); padded > 0) {
       const ConvProblem q = kernels::channel_padded_problem(p, padded);
       return padded_tensor_bytes(q, ConvTensor::kInput) + padded_tensor_bytes(q, ConvTensor::kWeight) +
@@ -260,6 +284,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
 
   std::vector<int> split_k_candidates(const ConvProblem& p, int sms) const override {
     if (Traits::kDirection != ConvDirection::kBwdWeight || Traits::kStreamK) return {1};
+    if (const int64_t unfolded = width_unfolding(p); unfolded > 0) {
+      return split_k_candidates(kernels::width_unfolded_problem(p, unfolded), sms);
+    }
     if (const int64_t padded = channel_padding(p); padded > 0) {
       return split_k_candidates(kernels::channel_padded_problem(p, padded), sms);
     }
@@ -305,6 +332,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       return cudaErrorNotSupported;
     } else {
       if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
+      if (const int64_t unfolded = width_unfolding(p); unfolded > 0) return run_width_unfolded(p, args, unfolded);
       if (const int64_t padded = channel_padding(p); padded > 0) return run_channel_padded(p, args, padded);
       if (kernels::MergedGroupBwdWeightPlan plan; merged_direct_plan(p, args.k_batch, plan)) {
         return run_merged_direct(p, args, plan);
@@ -370,6 +398,35 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       return kernels::copy_channel_rows<Element>(sub.input, args.input, input_rows, padded, cg, args.stream);
     } else if constexpr (kernels::pads_written(kDir, ConvTensor::kWeight)) {
       return kernels::copy_channel_rows<Element>(sub.weight, args.weight, weight_rows, padded, cg, args.stream);
+    } else {
+      return cudaSuccess;
+    }
+  }
+
+  // `p` as its width-unfolded layer of `unfolded` channels: the input unfolded into the workspace (fwd also the
+  // weights, rows of X*C padded to C'), the run, and bwd_weight's unfolded weight gradient cut back to X*C.
+  cudaError_t run_width_unfolded(const ConvProblem& p, const ConvArgs& args, int64_t unfolded) const {
+    using Element = typename Config::ElementGlobal;
+    const ConvProblem q = kernels::width_unfolded_problem(p, unfolded);
+    const size_t input_bytes = padded_tensor_bytes(q, ConvTensor::kInput);
+    const size_t tensors_bytes = input_bytes + padded_tensor_bytes(q, ConvTensor::kWeight);
+    auto* base = static_cast<unsigned char*>(args.workspace);
+    ConvArgs sub = args;
+    sub.input = base;
+    sub.weight = base + input_bytes;
+    sub.workspace = base + tensors_bytes;
+    sub.workspace_bytes = args.workspace_bytes - tensors_bytes;
+    const int64_t row = p.filter[2] * p.C;  // a weight row (k, z, y): X taps of C channels
+    const int64_t weight_rows = p.K * p.filter[0] * p.filter[1];
+    TD_RETURN_IF_CUDA_ERROR(
+        kernels::unfold_width<Element>(args.input, sub.input, kernels::width_unfolding(p, unfolded), args.stream));
+    if constexpr (Traits::kDirection == ConvDirection::kFwd) {
+      TD_RETURN_IF_CUDA_ERROR(
+          kernels::copy_channel_rows<Element>(args.weight, sub.weight, weight_rows, row, unfolded, args.stream));
+    }
+    TD_RETURN_IF_CUDA_ERROR(run(q, sub));
+    if constexpr (Traits::kDirection == ConvDirection::kBwdWeight) {
+      return kernels::copy_channel_rows<Element>(sub.weight, args.weight, weight_rows, unfolded, row, args.stream);
     } else {
       return cudaSuccess;
     }
@@ -863,7 +920,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
   }
   static bool uses_workspace(const ConvProblem& p, int k_batch) {
-    if (channel_padding(p) > 0) return true;
+    if (width_unfolding(p) > 0 || channel_padding(p) > 0) return true;
     if (runs_merged_direct(p)) return splits_to_workspace(k_batch);
     kernels::StridePhases phases;
     return splits_to_workspace(k_batch) || folds(p) || pairing(p) > 1 || stride_phases(p, phases);

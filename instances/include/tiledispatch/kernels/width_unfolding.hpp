@@ -1,0 +1,111 @@
+// Width unfolding: a layer of few input channels and a wide filter (an RGB stem: C = 3, 7x7, stride 2) runs as
+// the layer whose channels are the filter's X taps times C. Output pixel (.., wo) at filter row (z, y) reads X*C
+// elements of input row (n, d, h), from pixel wo * sw - pw on; an unfolded input U (N, D, H, Wo, C') holds them
+// (zero outside the image and past X*C), and the layer becomes one with a (Z, Y, 1) filter, unit stride and no
+// padding along W, over C' = X*C rounded up. The weights' rows (k, z, y) hold X*C elements already (GKZYXC,
+// G = 1): padded to C' they are the unfolded weights, and the unfolded weight gradient's rows, cut to X*C, are
+// the weight gradient. Against channel padding (C rounded up to 8 per tap: 49 taps x 8 for the stem), GEMM K is
+// Z*Y*C' (7 x 32 = 224 instead of 392), and a k-tile is one tap of whole channels, so the Hopper kernel takes A
+// by its swizzled TMA boxes instead of gathering it or taking 8-channel columns. The price is one pass writing
+// U, Wo/W * C'/C times the input (the stem: 5.3x, 51 MB at N = 32). fwd and bwd_weight read the input through
+// the window; bwd_data writes it, so it keeps channel padding.
+#pragma once
+
+#include <cstdint>
+
+#include "tiledispatch/kernels/conv_gemm_view.hpp"  // TD_HOST_DEVICE
+#include "tiledispatch/runtime/problem.hpp"
+
+#if defined(__CUDACC__)
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#endif
+
+namespace tiledispatch::kernels {
+
+// What the unfolding kernel needs of the problem: the input as rows (n, d, h) of W pixels of C channels, and
+// the window along W.
+struct WidthUnfolding {
+  int64_t rows;       // N * D * H
+  int64_t width;      // W
+  int64_t out_width;  // Wo
+  int64_t channels;   // C (G = 1)
+  int64_t taps;       // X
+  int64_t stride;     // along W
+  int64_t dilation;
+  int64_t left_pad;
+  int64_t unfolded;   // C', at least taps * channels
+};
+
+inline WidthUnfolding width_unfolding(const ConvProblem& p, int64_t unfolded_channels) {
+  return {p.N * p.input[0] * p.input[1], p.input[2], p.output()[2], p.C, p.filter[2], p.stride[2],
+          p.dilation[2], p.left_pad[2], unfolded_channels};
+}
+
+// The layer as the kernel sees it: C' channels, input width Wo, a filter of one tap along W.
+inline ConvProblem width_unfolded_problem(const ConvProblem& p, int64_t unfolded_channels) {
+  ConvProblem q = p;
+  q.C = unfolded_channels;
+  q.input[2] = p.output()[2];
+  q.filter[2] = 1;
+  q.stride[2] = 1;
+  q.dilation[2] = 1;
+  q.left_pad[2] = 0;
+  q.right_pad[2] = 0;
+  return q;
+}
+
+// The input element that U's element (row, wo, j) copies, as an offset into the input; -1 where it is zero
+// (j past X*C, or a pixel outside the image: the padding).
+TD_HOST_DEVICE int64_t unfolded_source(const WidthUnfolding& u, int64_t row, int64_t wo, int64_t j) {
+  if (j >= u.taps * u.channels) return -1;
+  const int64_t x = j / u.channels, c = j - x * u.channels;
+  const int64_t w = wo * u.stride + x * u.dilation - u.left_pad;
+  if (w < 0 || w >= u.width) return -1;
+  return (row * u.width + w) * u.channels + c;
+}
+
+#if defined(__CUDACC__)
+// U from the input: each thread writes `Chunk` consecutive channels of one unfolded pixel (16 bytes where C' is a
+// multiple of the chunk), reading them as they lie (contiguous at dilation 1).
+template <class Element, int Chunk>
+__global__ void unfold_width_kernel(const Element* __restrict__ src, Element* __restrict__ dst, WidthUnfolding u) {
+  struct alignas(sizeof(Element) * Chunk) Pack {
+    Element v[Chunk];
+  };
+  const int64_t chunks_per_pixel = u.unfolded / Chunk;
+  const int64_t count = u.rows * u.out_width * chunks_per_pixel;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t pixel = i / chunks_per_pixel;
+    const int64_t j0 = (i - pixel * chunks_per_pixel) * Chunk;
+    const int64_t row = pixel / u.out_width, wo = pixel - row * u.out_width;
+    Pack pack;
+#pragma unroll
+    for (int j = 0; j < Chunk; ++j) {
+      const int64_t from = unfolded_source(u, row, wo, j0 + j);
+      pack.v[j] = from < 0 ? Element(0.0f) : src[from];
+    }
+    *reinterpret_cast<Pack*>(dst + pixel * u.unfolded + j0) = pack;
+  }
+}
+
+template <class Element>
+cudaError_t unfold_width(const void* src, void* dst, const WidthUnfolding& u, cudaStream_t stream) {
+  constexpr int kWide = int(16 / sizeof(Element));
+  const bool wide = u.unfolded % kWide == 0 && reinterpret_cast<uintptr_t>(dst) % 16 == 0;
+  const int64_t threads = u.rows * u.out_width * (wide ? u.unfolded / kWide : u.unfolded);
+  const int blocks = int(std::clamp<int64_t>((threads + 255) / 256, 1, 8192));
+  const auto* in = static_cast<const Element*>(src);
+  auto* out = static_cast<Element*>(dst);
+  if (wide) {
+    unfold_width_kernel<Element, kWide><<<blocks, 256, 0, stream>>>(in, out, u);
+  } else {
+    unfold_width_kernel<Element, 1><<<blocks, 256, 0, stream>>>(in, out, u);
+  }
+  return cudaGetLastError();
+}
+#endif
+
+}  // namespace tiledispatch::kernels
