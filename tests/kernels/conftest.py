@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -44,3 +45,21 @@ def compile_and_run(nvcc: Path, source: Path, out_dir: Path, extra: list[str]) -
     ran = subprocess.run([str(binary)], capture_output=True, text=True, check=False)
     assert ran.returncode == 0, ran.stderr
     return ran.stdout
+
+
+def run_host_program(source: Path, out_dir: Path, timeout_s: int = 300) -> subprocess.CompletedProcess[str]:
+    """Compile a host-only C++ test program with g++ (instances/include on the include path) and run it; its
+    exit status and output are the caller's to judge."""
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if compiler is None:
+        pytest.skip("no host C++ compiler (g++) on PATH")
+    binary = out_dir / source.stem
+    include = f"-I{REPO_ROOT / 'instances' / 'include'}"
+    built = subprocess.run(
+        [compiler, "-std=c++17", "-O1", include, str(source), "-o", str(binary)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr[-4000:]
+    return subprocess.run([str(binary)], capture_output=True, text=True, check=False, timeout=timeout_s)

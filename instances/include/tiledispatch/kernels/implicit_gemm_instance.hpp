@@ -243,13 +243,11 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   size_t workspace_bytes(const ConvProblem& p, int k_batch) const override {
     if (const int64_t unfolded = width_unfolding(p); unfolded > 0) {
       const ConvProblem q = kernels::width_unfolded_problem(p, unfolded);
-      return padded_tensor_bytes(q, ConvTensor::kInput) + padded_tensor_bytes(q, ConvTensor::kWeight) +
-             workspace_bytes(q, k_batch);
+      return rewritten_tensors_bytes(q) + workspace_bytes(q, k_batch);
     }
     if (const int64_t padded = channel_padding(p); padded > 0) {
       const ConvProblem q = kernels::channel_padded_problem(p, padded);
-      return padded_tensor_bytes(q, ConvTensor::kInput) + padded_tensor_bytes(q, ConvTensor::kWeight) +
-             workspace_bytes(q, k_batch);
+      return rewritten_tensors_bytes(q) + workspace_bytes(q, k_batch);
     }
     if (runs_merged_direct(p)) return splits_to_workspace(k_batch) ? split_bytes(p, k_batch) : 0;
     if (Traits::kDirection != ConvDirection::kBwdWeight) {
@@ -363,9 +361,24 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     return supports_as_given(kernels::channel_padded_problem(p, padded)) ? padded : 0;
   }
 
-  // A tensor of the padded problem in the workspace, 256-byte aligned.
+  // A tensor of a rewritten problem (padded channels, unfolded width) in the workspace, 256-byte aligned.
   static size_t padded_tensor_bytes(const ConvProblem& q, ConvTensor tensor) {
     return (size_t(tensor_elements(q, tensor)) * Config::kElemBytes + 255) / 256 * 256;
+  }
+  static size_t rewritten_tensors_bytes(const ConvProblem& q) {
+    return padded_tensor_bytes(q, ConvTensor::kInput) + padded_tensor_bytes(q, ConvTensor::kWeight);
+  }
+  // The arguments of rewritten problem `q`: its input and weights at the front of the workspace, the rest of the
+  // workspace its own.
+  static ConvArgs rewritten_args(const ConvProblem& q, const ConvArgs& args) {
+    auto* base = static_cast<unsigned char*>(args.workspace);
+    const size_t tensors_bytes = rewritten_tensors_bytes(q);
+    ConvArgs sub = args;
+    sub.input = base;
+    sub.weight = base + padded_tensor_bytes(q, ConvTensor::kInput);
+    sub.workspace = base + tensors_bytes;
+    sub.workspace_bytes = args.workspace_bytes - tensors_bytes;
+    return sub;
   }
 
   // `p` as the problem of `padded` channels per group: the tensors it reads with C/G channels copied into the
@@ -375,14 +388,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     constexpr ConvDirection kDir = Traits::kDirection;
     const ConvProblem q = kernels::channel_padded_problem(p, padded);
     const int64_t cg = p.c_per_group();
-    const size_t input_bytes = padded_tensor_bytes(q, ConvTensor::kInput);
-    const size_t tensors_bytes = input_bytes + padded_tensor_bytes(q, ConvTensor::kWeight);
-    auto* base = static_cast<unsigned char*>(args.workspace);
-    ConvArgs sub = args;
-    sub.input = base;
-    sub.weight = base + input_bytes;
-    sub.workspace = base + tensors_bytes;
-    sub.workspace_bytes = args.workspace_bytes - tensors_bytes;
+    const ConvArgs sub = rewritten_args(q, args);
     const int64_t input_rows = kernels::channel_rows(p, ConvTensor::kInput);
     const int64_t weight_rows = kernels::channel_rows(p, ConvTensor::kWeight);
     if constexpr (kernels::pads_read(kDir, ConvTensor::kInput)) {
@@ -408,14 +414,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   cudaError_t run_width_unfolded(const ConvProblem& p, const ConvArgs& args, int64_t unfolded) const {
     using Element = typename Config::ElementGlobal;
     const ConvProblem q = kernels::width_unfolded_problem(p, unfolded);
-    const size_t input_bytes = padded_tensor_bytes(q, ConvTensor::kInput);
-    const size_t tensors_bytes = input_bytes + padded_tensor_bytes(q, ConvTensor::kWeight);
-    auto* base = static_cast<unsigned char*>(args.workspace);
-    ConvArgs sub = args;
-    sub.input = base;
-    sub.weight = base + input_bytes;
-    sub.workspace = base + tensors_bytes;
-    sub.workspace_bytes = args.workspace_bytes - tensors_bytes;
+    const ConvArgs sub = rewritten_args(q, args);
     const int64_t row = p.filter[2] * p.C;  // a weight row (k, z, y): X taps of C channels
     const int64_t weight_rows = p.K * p.filter[0] * p.filter[1];
     TD_RETURN_IF_CUDA_ERROR(
