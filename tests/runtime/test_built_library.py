@@ -5,6 +5,7 @@ as the profiler's --verify-instances does for the static libraries), and selects
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -77,9 +78,11 @@ def padded_bytes(elements: int) -> int:
 def test_channels_padded_to_the_vectors(built: Registry) -> None:
     """An RGB stem (C = 3), which no vector of the 16-bit implicit-GEMM instances (4/8/8) divides, runs on
     every instance that runs the same layer with C = 8, in every direction, its channels padded to 8 in the
-    workspace: fwd holds the padded input and weights there. K = 5, which no output vector divides, stays
-    without a kernel (docs/pipelines.md, "Channels padded to the vectors"). Host only: support and fwd
-    workspace make no CUDA call."""
+    workspace: fwd holds the padded input and weights there. fwd instances of tile_k 32 run it width-unfolded
+    instead (X*C = 21 channels rounded up to 32 over an input of the output's width, 15: docs/pipelines.md,
+    "Width unfolding") and hold that input and weights. K = 5, which no output vector divides, stays without a
+    kernel (docs/pipelines.md, "Channels padded to the vectors"). Host only: support and fwd workspace make no
+    CUDA call."""
     stem = Problem(N=2, C=3, K=64, G=1, Hi=37, Wi=29, Y=7, X=7, stride_h=2, stride_w=2, pad_h=3, pad_w=3)
     gemm = [k.name for k in built.kernels if "_fp16_nhwgc_2d_" in k.name]
     for direction in ("fwd", "bwd_data", "bwd_weight"):
@@ -93,10 +96,12 @@ def test_channels_padded_to_the_vectors(built: Registry) -> None:
         assert wide, f"no fp16 2D implicit-GEMM {direction} instance of tiny runs the C = 8 layer"
         assert running(stem) == wide
         assert not running(stem.replace(K=5))
-    padded_input = padded_bytes(2 * 37 * 29 * 8)
-    padded_weights = padded_bytes(64 * 7 * 7 * 8)
+    padded = padded_bytes(2 * 37 * 29 * 8) + padded_bytes(64 * 7 * 7 * 8)
+    unfolded = padded_bytes(2 * 37 * 15 * 32) + padded_bytes(64 * 7 * 32)
     fwd = {s.kernel for s in built.supported(stem, only_supported=True)} & set(gemm)
-    assert fwd
+    tile_k = {name: int(re.search(r"_(\d+)x(\d+)x(\d+)_", name)[3]) for name in fwd}
+    assert 32 in tile_k.values() and any(k != 32 for k in tile_k.values()), tile_k
     for name in fwd:
-        assert built.workspace_bytes(stem, name) == padded_input + padded_weights, name
+        expected = unfolded if tile_k[name] == 32 else padded
+        assert built.workspace_bytes(stem, name) == expected, name
         assert built.workspace_bytes(stem.replace(C=16), name) == 0, name
