@@ -46,7 +46,8 @@ ConvProblem make(int ndim, int64_t n, int64_t c, int64_t k, int64_t d, int64_t h
 }
 
 long long g_compared = 0, g_mismatches = 0;
-void compare(const char* what, const ConvProblem& p, const std::vector<double>& want, const std::vector<double>& got) {
+void compare(const char* what, const ConvProblem& p, const std::vector<double>& want,
+             const std::vector<double>& got) {
   if (want.size() != got.size()) {
     ++g_mismatches;
     std::printf("%s %s: sizes %zu and %zu\n", what, p.to_string().c_str(), want.size(), got.size());
@@ -62,7 +63,7 @@ void compare(const char* what, const ConvProblem& p, const std::vector<double>& 
 
 void check(const ConvProblem& p, int64_t unfolded) {
   const ConvProblem q = k::width_unfolded_problem(p, unfolded);
-  const k::WidthUnfolding u = k::width_unfolding(p, unfolded);
+  const k::WidthUnfolding u = k::width_unfolding_geometry(p, unfolded);
   if (!q.validate().empty() || q.output() != p.output()) {
     ++g_mismatches;
     std::printf("unfolded problem %s: %s\n", q.to_string().c_str(), q.validate().c_str());

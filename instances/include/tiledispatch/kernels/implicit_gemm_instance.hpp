@@ -417,8 +417,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     const ConvArgs sub = rewritten_args(q, args);
     const int64_t row = p.filter[2] * p.C;  // a weight row (k, z, y): X taps of C channels
     const int64_t weight_rows = p.K * p.filter[0] * p.filter[1];
-    TD_RETURN_IF_CUDA_ERROR(
-        kernels::unfold_width<Element>(args.input, sub.input, kernels::width_unfolding(p, unfolded), args.stream));
+    const kernels::WidthUnfolding geometry = kernels::width_unfolding_geometry(p, unfolded);
+    TD_RETURN_IF_CUDA_ERROR(kernels::unfold_width<Element>(args.input, sub.input, geometry, args.stream));
     if constexpr (Traits::kDirection == ConvDirection::kFwd) {
       TD_RETURN_IF_CUDA_ERROR(
           kernels::copy_channel_rows<Element>(args.weight, sub.weight, weight_rows, row, unfolded, args.stream));

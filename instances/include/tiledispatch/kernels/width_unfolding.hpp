@@ -38,7 +38,7 @@ struct WidthUnfolding {
   int64_t unfolded;   // C', at least taps * channels
 };
 
-inline WidthUnfolding width_unfolding(const ConvProblem& p, int64_t unfolded_channels) {
+inline WidthUnfolding width_unfolding_geometry(const ConvProblem& p, int64_t unfolded_channels) {
   return {p.N * p.input[0] * p.input[1], p.input[2], p.output()[2], p.C, p.filter[2], p.stride[2],
           p.dilation[2], p.left_pad[2], unfolded_channels};
 }
