@@ -91,8 +91,14 @@ struct CpAsyncProducer {
   static constexpr uint32_t kStageBytesB = Cfg::kTileN * Cfg::kTileK * sizeof(typename Cfg::ElementMma);
 
   // Whether operand A / B of this problem comes by TMA rather than by gathers (the host encoded its tensor map).
-  __device__ static bool tma_a(const TmaOperands& tma) { return (Cfg::kTmaA || Cfg::kTmaIm2colA) && tma.use_a; }
-  __device__ static bool tma_b(const TmaOperands& tma) { return (Cfg::kTmaB || Cfg::kTmaAtomsB) && tma.use_b; }
+  // The host launches a column variant only where its column operand comes by TMA (sm90_gemm), so that operand's
+  // gathers are not compiled there.
+  __device__ static bool tma_a(const TmaOperands& tma) {
+    return Cfg::kColumnsA || ((Cfg::kTmaA || Cfg::kTmaIm2colA) && tma.use_a);
+  }
+  __device__ static bool tma_b(const TmaOperands& tma) {
+    return Cfg::kColumnsB || ((Cfg::kTmaB || Cfg::kTmaAtomsB) && tma.use_b);
+  }
   // With both operands by TMA one elected thread fills the ring; the other producer threads have no work.
   __device__ static bool gathers(const TmaOperands& tma) { return !(tma_a(tma) && tma_b(tma)); }
 
