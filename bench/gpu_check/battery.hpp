@@ -66,6 +66,7 @@ inline std::vector<BatteryEntry> battery(bool include_large) {
       {"depthwise 5x5 C=64", conv2d(64, 2, 64, 64, 13, 13, 5, 1, 2, 1)},
       {"depthwise 5x5 stride 2 C=32", conv2d(32, 1, 32, 32, 16, 16, 5, 2, 2, 1)},
       {"depthwise 7x7 C=32 odd 15x13", conv2d(32, 1, 32, 32, 15, 13, 7, 1, 3, 1)},
+      {"depthwise 7x7 stride 2 C=32 odd 17x15", conv2d(32, 1, 32, 32, 17, 15, 7, 2, 3, 1)},
       {"depthwise 3x3 dilation 2 C=32 odd 13x15", conv2d(32, 2, 32, 32, 13, 15, 3, 1, 2, 2)},
       {"3D depthwise 5x5x5 C=16 odd 6x7x9", conv3d(16, 1, 16, 16, 6, 7, 9, 5, 1, 2, 1)},
       {"C/G=1 K/G=4 G=16 3x3", conv2d(16, 2, 16, 64, 9, 9, 3, 1, 1, 1)},
