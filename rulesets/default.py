@@ -63,9 +63,9 @@ PING_PONG_WAVES = (2, 2, 1)
 # num_groups_to_merge > 1 on the Hopper path (fwd and bwd_data): merged groups by diagonal blocks, one wgmma
 # per group without zero MACs, where C/G and K/G are tile_k / gm and tile_n / gm (docs/pipelines.md, "merged
 # groups"): 16/16 (RegNet) and 32/32 (ResNeXt's late stages, grouped video layers). Each (tile, gm, wave
-# groups); the ping-pong twins hide the epilogue of these short tiles (9 k-tiles for a 3x3 filter). 256 rows of
-# gm 2 (two warpgroups of 128) halve the B stages per output row: regnet_g14_28 fwd 33.6 -> 26.8 us on the H100,
-# C/G = 16 at 56^2 67.1 -> 54.5 us (docs/performance.md, session 24).
+# groups); the ping-pong twins hide the epilogue of these short tiles (9 k-tiles for a 3x3 filter). 256 rows
+# of gm 2 (two warpgroups of 128) halve the B stages per output row: regnet_g14_28 fwd 33.6 -> 26.8 us on the
+# H100, C/G = 16 at 56^2 67.1 -> 54.5 us (docs/performance.md, session 24).
 MERGED_GROUP_TILES = (
     (space.parse_tiles("128x32x32")[0], 2, 1),
     (space.parse_tiles("256x32x32")[0], 2, 1),
