@@ -63,7 +63,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
 
   Support is_supported(const ConvProblem& p) const override {
     Support as_given = supports_as_given(p);
-    if (!as_given && (width_unfolding(p) > 0 || padded_channels(p) > 0)) return Support::yes();
+    if (!as_given && rewrite_unsupported(p).any()) return Support::yes();
     return as_given;
   }
 
@@ -111,29 +111,26 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
   }
 
-  // Channels padded to the vectors (channel_padding.cuh): the padded C/G that runs `p` where `p` runs only so
-  // (C/G a multiple of no vector that reads a C/G run, e.g. C = 3), else 0.
-  static int64_t channel_padding(const ConvProblem& p) {
-    return p.c_per_group() % kPaddingWidth == 0 || supports_as_given(p) || width_unfolding(p) > 0
-               ? 0
-               : padded_channels(p);
-  }
-
-  // Width unfolding (width_unfolding.hpp): the channels C' (X*C rounded up to tile_k and the vectors) with which
-  // `p` runs as its width-unfolded layer, else 0. Only where `p` does not run as given, the unfolded layer
-  // multiplies no more than the channel-padded one (GEMM K Z*Y*C' against Z*Y*X times C/G padded) and this
-  // configuration runs it; fwd and bwd_weight of one group with a filter wider than one tap.
-  static int64_t width_unfolding(const ConvProblem& p) {
-    if constexpr (Traits::kDirection == ConvDirection::kBwdData) {
-      return 0;
-    } else {
-      if (p.G != 1 || p.filter[2] == 1 || !p.validate().empty() || supports_as_given(p)) return 0;
-      const int64_t width = std::lcm(int64_t(Traits::kTileK), kPaddingWidth);
-      const int64_t unfolded = ceil_div(p.filter[2] * p.C, width) * width;
-      if (unfolded > p.filter[2] * ceil_div(p.C, kPaddingWidth) * kPaddingWidth) return 0;
-      return supports_as_given(kernels::width_unfolded_problem(p, unfolded)) ? unfolded : 0;
+  // How a problem that does not run as given runs instead: as its width-unfolded layer of `unfolded` channels
+  // (width_unfolding.hpp), else on `padded` channels per group (channel_padding.cuh); both 0 where it runs as
+  // given or not at all. Each entry point works it out once.
+  struct Rewrite {
+    int64_t unfolded = 0;
+    int64_t padded = 0;
+    bool any() const { return unfolded > 0 || padded > 0; }
+    // the problem the kernel runs (where `any()`)
+    ConvProblem problem(const ConvProblem& p) const {
+      return unfolded > 0 ? kernels::width_unfolded_problem(p, unfolded) : kernels::channel_padded_problem(p, padded);
     }
-  }
+  };
+  static Rewrite rewrite(const ConvProblem& p) { return supports_as_given(p) ? Rewrite{} : rewrite_unsupported(p); }
+
+  // Channels padded to the vectors: the padded C/G that runs `p` where `p` runs only so (C/G a multiple of no
+  // vector that reads a C/G run, e.g. C = 3) and is not width-unfolded, else 0.
+  static int64_t channel_padding(const ConvProblem& p) { return rewrite(p).padded; }
+  // Width unfolding: the channels C' (X*C rounded up to tile_k and the vectors) with which `p` runs as its
+  // width-unfolded layer, else 0.
+  static int64_t width_unfolding(const ConvProblem& p) { return rewrite(p).unfolded; }
 
   // Whether the Hopper kernel multiplies the merged groups of `p` by diagonal blocks, without zero MACs
   // (sm90/config.hpp, kDiagonal): the problem's per-group GEMM extents are the configuration's tile_k / GM and
@@ -241,12 +238,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   }
 
   size_t workspace_bytes(const ConvProblem& p, int k_batch) const override {
-    if (const int64_t unfolded = width_unfolding(p); unfolded > 0) {
-      const ConvProblem q = kernels::width_unfolded_problem(p, unfolded);
-      return rewritten_tensors_bytes(q) + workspace_bytes(q, k_batch);
-    }
-    if (const int64_t padded = channel_padding(p); padded > 0) {
-      const ConvProblem q = kernels::channel_padded_problem(p, padded);
+    if (const Rewrite r = rewrite(p); r.any()) {
+      const ConvProblem q = r.problem(p);
       return rewritten_tensors_bytes(q) + workspace_bytes(q, k_batch);
     }
     if (runs_merged_direct(p)) return splits_to_workspace(k_batch) ? split_bytes(p, k_batch) : 0;
@@ -282,12 +275,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
 
   std::vector<int> split_k_candidates(const ConvProblem& p, int sms) const override {
     if (Traits::kDirection != ConvDirection::kBwdWeight || Traits::kStreamK) return {1};
-    if (const int64_t unfolded = width_unfolding(p); unfolded > 0) {
-      return split_k_candidates(kernels::width_unfolded_problem(p, unfolded), sms);
-    }
-    if (const int64_t padded = channel_padding(p); padded > 0) {
-      return split_k_candidates(kernels::channel_padded_problem(p, padded), sms);
-    }
+    if (const Rewrite r = rewrite(p); r.any()) return split_k_candidates(r.problem(p), sms);
     if (kernels::MergedGroupBwdWeightPlan plan; merged_direct_plan(p, 1, plan)) {
       // A split is whole steps, at least two (one's copies overlap the other's MMAs).
       const int64_t ctas = (p.G / Traits::kNumGroupsToMerge) * ceil_div(plan.items, Config::kThreads / 32);
@@ -329,9 +317,11 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     if constexpr (!kRuns) {
       return cudaErrorNotSupported;
     } else {
-      if (!is_supported(p) || !check_args(p, args)) return cudaErrorInvalidValue;
-      if (const int64_t unfolded = width_unfolding(p); unfolded > 0) return run_width_unfolded(p, args, unfolded);
-      if (const int64_t padded = channel_padding(p); padded > 0) return run_channel_padded(p, args, padded);
+      const bool as_given = bool(supports_as_given(p));
+      const Rewrite r = as_given ? Rewrite{} : rewrite_unsupported(p);
+      if ((!as_given && !r.any()) || !check_args(p, args)) return cudaErrorInvalidValue;
+      if (r.unfolded > 0) return run_width_unfolded(p, args, r.unfolded);
+      if (r.padded > 0) return run_channel_padded(p, args, r.padded);
       if (kernels::MergedGroupBwdWeightPlan plan; merged_direct_plan(p, args.k_batch, plan)) {
         return run_merged_direct(p, args, plan);
       }
@@ -352,6 +342,25 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
     return width;
   }();
+  // `p`'s rewrite, `p` known not to run as given.
+  static Rewrite rewrite_unsupported(const ConvProblem& p) {
+    if (const int64_t unfolded = unfolded_channels(p); unfolded > 0) return {unfolded, 0};
+    return {0, padded_channels(p)};
+  }
+  // C' where the unfolded layer multiplies no more than the channel-padded one (GEMM K Z*Y*C' against Z*Y*X
+  // times C/G padded) and this configuration runs it, else 0: fwd and bwd_weight of one group with a filter
+  // wider than one tap (`p` known not to run as given).
+  static int64_t unfolded_channels(const ConvProblem& p) {
+    if constexpr (Traits::kDirection == ConvDirection::kBwdData) {
+      return 0;
+    } else {
+      if (p.G != 1 || p.filter[2] == 1 || !p.validate().empty()) return 0;
+      const int64_t width = std::lcm(int64_t(Traits::kTileK), kPaddingWidth);
+      const int64_t unfolded = ceil_div(p.filter[2] * p.C, width) * width;
+      if (unfolded > p.filter[2] * ceil_div(p.C, kPaddingWidth) * kPaddingWidth) return 0;
+      return supports_as_given(kernels::width_unfolded_problem(p, unfolded)) ? unfolded : 0;
+    }
+  }
   // C/G rounded up to kPaddingWidth where that problem is supported as given, else 0 (the caller knows `p`
   // itself is not).
   static int64_t padded_channels(const ConvProblem& p) {
@@ -919,7 +928,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
   }
   static bool uses_workspace(const ConvProblem& p, int k_batch) {
-    if (width_unfolding(p) > 0 || channel_padding(p) > 0) return true;
+    if (rewrite(p).any()) return true;
     if (runs_merged_direct(p)) return splits_to_workspace(k_batch);
     kernels::StridePhases phases;
     return splits_to_workspace(k_batch) || folds(p) || pairing(p) > 1 || stride_phases(p, phases);
