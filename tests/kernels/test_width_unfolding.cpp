@@ -2,7 +2,8 @@
 // filter wider than one tap (strides, dilations, asymmetric padding, 2D and 3D), the unfolded layer over the
 // unfolded input (unfolded_source) and the weights' rows padded to C' must give exactly the forward output of
 // the layer as given, and its weight gradient, cut to X*C per row, exactly the weight gradient (small integer
-// values: every sum is exact in double). The unfolded gradient's padding columns must be zero.
+// values: every sum is exact in double). The unfolded gradient's padding columns must be zero, and the unfolding
+// kernel's chunks (unfolded_chunk) must give the same unfolded input.
 // Host only; prints "problems N compared M mismatches K".
 #include <cstdint>
 #include <cstdio>
@@ -61,6 +62,17 @@ void compare(const char* what, const ConvProblem& p, const std::vector<double>& 
   }
 }
 
+template <int Chunk>
+std::vector<double> chunked(const std::vector<double>& input, const k::WidthUnfolding& u) {
+  std::vector<double> out(size_t(u.rows * u.out_width * u.unfolded));
+  for (int64_t row = 0; row < u.rows; ++row)
+    for (int64_t wo = 0; wo < u.out_width; ++wo)
+      for (int j0 = 0; j0 < u.unfolded; j0 += Chunk)
+        k::unfolded_chunk<double, Chunk>(input.data() + row * u.width * u.channels, u, wo, j0,
+                                         out.data() + (row * u.out_width + wo) * u.unfolded + j0);
+  return out;
+}
+
 void check(const ConvProblem& p, int64_t unfolded) {
   const ConvProblem q = k::width_unfolded_problem(p, unfolded);
   const k::WidthUnfolding u = k::width_unfolding_geometry(p, unfolded);
@@ -79,6 +91,9 @@ void check(const ConvProblem& p, int64_t unfolded) {
         const int64_t from = k::unfolded_source(u, row, wo, j);
         input_u[size_t((row * u.out_width + wo) * unfolded + j)] = from < 0 ? 0.0 : input[size_t(from)];
       }
+  // The kernel's chunks (unfolded_chunk, 8 and 1 elements a thread) give the same U.
+  compare("unfolded chunks of 1", p, input_u, chunked<1>(input, u));
+  if (unfolded % 8 == 0) compare("unfolded chunks of 8", p, input_u, chunked<8>(input, u));
   const int64_t row_len = p.filter[2] * p.C, weight_rows = p.K * p.filter[0] * p.filter[1];
   std::vector<double> weight_u(size_t(q.weight_elements()), 0.0);
   for (int64_t r = 0; r < weight_rows; ++r)

@@ -358,6 +358,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       const int64_t width = std::lcm(int64_t(Traits::kTileK), kPaddingWidth);
       const int64_t unfolded = ceil_div(p.filter[2] * p.C, width) * width;
       if (unfolded > p.filter[2] * ceil_div(p.C, kPaddingWidth) * kPaddingWidth) return 0;
+      if (!kernels::fits_int32(p.output()[2] * unfolded)) return 0;  // the unfolding kernel's index within a row
       return supports_as_given(kernels::width_unfolded_problem(p, unfolded)) ? unfolded : 0;
     }
   }
