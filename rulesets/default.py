@@ -6,7 +6,8 @@ ones for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), th
 it), backward on compv3 and mem, and two-stage on and off where the direction has it (bwd_weight;
 ``generators.validity.two_stage_runs_direction``). fp16 and bf16 add ping-pong (num_wave_groups 2) twins of
 the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopper path
-(``MERGED_GROUP_TILES``), bwd_data a 16-wide tile for few input channels (``NARROW_BWD_DATA_TILES``),
+(``MERGED_GROUP_TILES``), bwd_data a 16-wide tile for few input channels (``NARROW_BWD_DATA_TILES``), fwd a
+256-row tile for width-unfolded layers (``UNFOLDED_FWD_TILES``),
 bwd_weight four 16- and 32-row tiles it runs transposed
 (``TRANSPOSED_BWD_WEIGHT_TILES``) and seven for small C/G, six of them merged groups that run the direct
 merged-group kernel where gm x K/G = tile_m (``SMALL_CG_BWD_WEIGHT_TILES``). Every direction adds its
@@ -111,6 +112,10 @@ SMALL_CG_BWD_WEIGHT_TILES = (
 # k-tiles few and long. On the H100 (fp16 stem 7x7 s2, N = 32) it took 449 us against 846 us on the best
 # 128-wide tile and 1,814 us on 128x16x16 (docs/performance.md, session 21).
 NARROW_BWD_DATA_TILES = ((space.parse_tiles("256x16x64")[0], (4, 1, 1)),)
+# fwd of width-unfolded layers (a stem: C' = 32 on tile_k 32, GEMM N = K = 64): 256 rows on two warpgroups
+# halve the B stages per output row. On the H100 the stem's GEMM (fp16, N = 32) took 51.9 us against 67.4-68.0
+# on 128x64x32 (docs/performance.md, session 24).
+UNFOLDED_FWD_TILES = ((space.parse_tiles("256x64x32")[0], (2, 2, 1)),)
 PREFERRED_WAVES = ((2, 2, 1), (2, 1, 1), (1, 2, 1), (1, 1, 1))
 DEFAULT_PIPELINES = {
     Direction.FWD: (PipelineChoice(Pipeline.COMPV3), PipelineChoice(Pipeline.COMPV4)),
@@ -226,11 +231,13 @@ def default_configs(
     transposed = TRANSPOSED_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
     small_cg = SMALL_CG_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
     narrow = NARROW_BWD_DATA_TILES if dtype in hopper.DTYPES and direction == Direction.BWD_DATA else ()
+    unfolded = UNFOLDED_FWD_TILES if dtype in hopper.DTYPES and direction == Direction.FWD else ()
     base = space.BASE_VECTOR
     variants = (
         [(tile, 1, 1, PREFERRED_WAVES, base) for tile in COMMON_TILES]
         + [(tile, 1, 1, (waves,), base) for tile, waves in transposed]
         + [(tile, 1, 1, (waves,), base) for tile, waves in narrow]
+        + [(tile, 1, 1, (waves,), base) for tile, waves in unfolded]
         + [(tile, 2, 1, (PING_PONG_WAVES,), base) for tile in ping_pong]
         + [
             (tile, wave_groups, gm, (PING_PONG_WAVES,) if wave_groups == 2 else PREFERRED_WAVES, base)
