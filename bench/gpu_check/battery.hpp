@@ -69,6 +69,12 @@ inline std::vector<BatteryEntry> battery(bool include_large) {
       {"depthwise 7x7 stride 2 C=32 odd 17x15", conv2d(32, 1, 32, 32, 17, 15, 7, 2, 3, 1)},
       {"depthwise 3x3 dilation 2 C=32 odd 13x15", conv2d(32, 2, 32, 32, 13, 15, 3, 1, 2, 2)},
       {"3D depthwise 5x5x5 C=16 odd 6x7x9", conv3d(16, 1, 16, 16, 6, 7, 9, 5, 1, 2, 1)},
+      // default's 3D depthwise instances: every filter size at both strides, C a multiple of their vectors (8).
+      {"3D depthwise 3x3x3 C=32 odd 5x7x9", conv3d(32, 2, 32, 32, 5, 7, 9, 3, 1, 1, 1)},
+      {"3D depthwise 3x3x3 stride 2 C=32 odd 7x9x11", conv3d(32, 1, 32, 32, 7, 9, 11, 3, 2, 1, 1)},
+      {"3D depthwise 5x5x5 stride 2 C=16 odd 9x7x11", conv3d(16, 1, 16, 16, 9, 7, 11, 5, 2, 2, 1)},
+      {"3D depthwise 7x7x7 C=16 odd 7x9x8", conv3d(16, 1, 16, 16, 7, 9, 8, 7, 1, 3, 1)},
+      {"3D depthwise 7x7x7 stride 2 C=16 odd 9x11x13", conv3d(16, 1, 16, 16, 9, 11, 13, 7, 2, 3, 1)},
       {"C/G=1 K/G=4 G=16 3x3", conv2d(16, 2, 16, 64, 9, 9, 3, 1, 1, 1)},
       {"3D C/G=4 K/G=8 G=8 3x3x3", conv3d(8, 1, 32, 64, 4, 5, 6, 3, 1, 1, 1)},
       {"3D C/G=8 K/G=8 G=8 3x3x3", conv3d(8, 1, 64, 64, 4, 5, 6, 3, 1, 1, 1)},
