@@ -9,8 +9,9 @@ the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopp
 (``MERGED_GROUP_TILES``), bwd_data a 16-wide tile for few input channels (``NARROW_BWD_DATA_TILES``), fwd a
 256-row tile for width-unfolded layers (``UNFOLDED_FWD_TILES``),
 bwd_weight four 16- and 32-row tiles it runs transposed
-(``TRANSPOSED_BWD_WEIGHT_TILES``) and seven for small C/G, six of them merged groups that run the direct
-merged-group kernel where gm x K/G = tile_m (``SMALL_CG_BWD_WEIGHT_TILES``). Every direction adds its
+(``TRANSPOSED_BWD_WEIGHT_TILES``), seven for small C/G, six of them merged groups that run the direct
+merged-group kernel where gm x K/G = tile_m (``SMALL_CG_BWD_WEIGHT_TILES``), and one gm-2 tile whose merged
+groups come by TMA in 128-byte rows (``MERGED_TMA_BWD_WEIGHT_TILES``). Every direction adds its
 depthwise direct kernels. 2D: filters 3, 5 and 7 (fp32 forward: 3 and 5) x strides 1 and 2 on the shapes of
 ``DEFAULT_DEPTHWISE`` (one per direction and dtype, three or four for 16-bit types): six per request for fp32
 (four for fp32 forward), twelve (16-bit fwd), fourteen (16-bit bwd_data) and ten (16-bit bwd_weight) for fp16
@@ -106,6 +107,14 @@ SMALL_CG_BWD_WEIGHT_TILES = (
     (space.parse_tiles("32x64x64")[0], (1, 2, 1), 2, space.vector_strategy("UNIFORM_MAX")),  # K/G 16
     (space.parse_tiles("64x64x64")[0], (2, 2, 1), 2, space.vector_strategy("UNIFORM_MAX")),  # K/G 32
     (space.parse_tiles("64x64x64")[0], (1, 2, 1), 4, space.vector_strategy("UNIFORM_MAX")),  # K/G 16
+)
+# bwd_weight of grouped layers with C/G = K/G = 32 (ResNeXt's late stages, grouped video layers): gm 2
+# merges two groups' 32-channel runs into one 128-byte TMA row (both operands), where one group's 64-byte rows
+# held the transposed 32-row tiles back; the Hopper kernel runs it instead of the direct merged-group kernel
+# (implicit_gemm_instance.hpp, merged_by_tma). On the H100 (fp16, G = 32, 3x3, N = 32) 22.3 us on 7x7 and
+# 41.7 on 14x14 against 25.0 and 53.5 on 32x128x64 (docs/performance.md, session 25).
+MERGED_TMA_BWD_WEIGHT_TILES = (
+    (space.parse_tiles("64x128x64")[0], (2, 2, 1), 2, space.vector_strategy("UNIFORM_MAX")),
 )
 # bwd_data of layers with few input channels (a stem, C = 3 padded to 8 by the channel padding): GEMM N is
 # C/G, so the 16-wide tile wastes least, and tile_k 64 with four waves (two consumer warpgroups) keeps the
@@ -229,7 +238,7 @@ def default_configs(
     merged = MERGED_GROUP_TILES if dtype in hopper.DTYPES and direction in MERGED_GROUP_DIRECTIONS else ()
     hopper_bwd_weight = dtype in hopper.DTYPES and direction == Direction.BWD_WEIGHT
     transposed = TRANSPOSED_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
-    small_cg = SMALL_CG_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
+    small_cg = SMALL_CG_BWD_WEIGHT_TILES + MERGED_TMA_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
     narrow = NARROW_BWD_DATA_TILES if dtype in hopper.DTYPES and direction == Direction.BWD_DATA else ()
     unfolded = UNFOLDED_FWD_TILES if dtype in hopper.DTYPES and direction == Direction.FWD else ()
     base = space.BASE_VECTOR

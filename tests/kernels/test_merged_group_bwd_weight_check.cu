@@ -5,7 +5,9 @@
 // automatic factor, poisoned outputs, bit-identical reruns). No run may scale the result
 // (|<got, ref> / <ref, ref> - 1| <= 1e-3: a bias of the tensor cores' round-toward-zero accumulation would, on
 // the long reduction). Each line says which kernel ran ("direct" or "implicit gemm"): direct must be taken
-// exactly where the test's own rule says (gm x K/G = tile_m, the merged channel runs multiples of 8).
+// exactly where the test's own rule says (gm x K/G = tile_m, the merged channel runs multiples of 8), except on
+// the 64x128x64 gm 2 configurations (128-byte input boxes), whose Hopper GEMM takes both operands by TMA where
+// the two groups' input run (2 x C/G) is a multiple of 64 channels.
 // Last line: "<n> checked, <d> direct, <b> bit-identical reruns, <f> failures".
 #include <cmath>
 #include <cstdio>
@@ -28,6 +30,8 @@ TD_HAND(bwdw_bf16_mg_64x64x64_gm2,  kBwdWeight, 2, kBf16, kDefault,  64,64,64,  
 TD_HAND(bwdw_fp16_mg_64x64x64_gm4,  kBwdWeight, 2, kFp16, kDefault,  64,64,64,     1,2,1,  64,32,16,   8,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 4, false, false, false, false, 1)
 TD_HAND(bwdw_fp16_mg_3d_32x64x64_gm2, kBwdWeight, 3, kFp16, kDefault, 32,64,64,    1,2,1,  32,32,16,   8,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 2, false, false, false, false, 1)
 TD_HAND(bwdw_bf16_mg_3d_64x64x64_gm2, kBwdWeight, 3, kBf16, kDefault, 64,64,64,    2,2,1,  32,32,16,   8,8,8,  kMem,     kIntrawave, kCShuffle, false, 2, true,  false, false, false, 1)
+TD_HAND(bwdw_fp16_mg_64x128x64_gm2, kBwdWeight, 2, kFp16, kDefault,  64,128,64,    2,2,1,  32,32,16,   8,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 2, false, false, false, false, 1)
+TD_HAND(bwdw_bf16_mg_3d_64x128x64_gm2, kBwdWeight, 3, kBf16, kDefault, 64,128,64, 2,2,1,  32,32,16,   8,8,8,  kMem,     kIntrawave, kCShuffle, false, 2, true,  false, false, false, 1)
 // clang-format on
 }  // namespace tiledispatch::hand
 
@@ -40,12 +44,15 @@ struct Entry {
   std::unique_ptr<GroupedConvInstance> instance;
   bool (*runs_merged_direct)(const ConvProblem&);
   int tile_m, gm;
+  bool tma_boxes;  // 64x128x64 gm 2: 128-byte input boxes
 };
 template <class Instance>
 Entry entry() {
   static_assert(Instance::kRuns, "a hand configuration that no kernel generation builds");
+  constexpr bool kTmaBoxes = Instance::Config::kGroupsToMerge == 2 && Instance::Config::kTileM == 64 &&
+                             Instance::Config::kTileN == 128;
   return {std::make_unique<Instance>(), &Instance::runs_merged_direct, Instance::Config::kTileM,
-          Instance::Config::kGroupsToMerge};
+          Instance::Config::kGroupsToMerge, kTmaBoxes};
 }
 
 }  // namespace
@@ -61,6 +68,8 @@ int main() {
   list.push_back(entry<bwdw_fp16_mg_64x64x64_gm4>());
   list.push_back(entry<bwdw_fp16_mg_3d_32x64x64_gm2>());
   list.push_back(entry<bwdw_bf16_mg_3d_64x64x64_gm2>());
+  list.push_back(entry<bwdw_fp16_mg_64x128x64_gm2>());
+  list.push_back(entry<bwdw_bf16_mg_3d_64x128x64_gm2>());
   // conv2d(G, N, C, K, H, W, filter, stride, pad, dilation); conv3d(G, N, C, K, D, H, W, ...).
   const std::vector<check::BatteryEntry> cases = {
       {"8/8 G=32 odd 15x13", conv2d(32, 2, 256, 256, 15, 13, 3, 1, 1, 1)},
@@ -74,10 +83,12 @@ int main() {
       {"16/16 G=4 pad 3 past the radius 9x9", conv2d(4, 1, 64, 64, 9, 9, 3, 1, 3, 1)},
       {"C/G=8 K/G=16 G=8 odd 9x9", conv2d(8, 2, 64, 128, 9, 9, 3, 1, 1, 1)},
       {"32/32 G=8 odd 9x7", conv2d(8, 2, 256, 256, 9, 7, 3, 1, 1, 1)},
+      {"C/G=16 K/G=32 G=8 odd 9x9", conv2d(8, 2, 128, 256, 9, 9, 3, 1, 1, 1)},
       {"32/32 G=4 7x7 N=4", conv2d(4, 4, 128, 128, 7, 7, 3, 1, 1, 1)},
       {"32/32 G=4 stride 2 odd 15x13", conv2d(4, 2, 128, 128, 15, 13, 3, 2, 1, 1)},
       {"3D 16/16 G=8 odd 3x5x7", conv3d(8, 2, 128, 128, 3, 5, 7, 3, 1, 1, 1)},
       {"3D 32/32 G=4 stride 2 odd 5x7x6", conv3d(4, 1, 128, 128, 5, 7, 6, 3, 2, 1, 1)},
+      {"3D C/G=16 K/G=32 G=4 odd 3x5x7", conv3d(4, 2, 64, 128, 3, 5, 7, 3, 1, 1, 1)},
       {"3D 8/8 G=8 odd 3x5x5", conv3d(8, 2, 64, 64, 3, 5, 5, 3, 1, 1, 1)},
       {"long reduction 16/16 G=4 GEMM K 2^20", conv2d(4, 64, 64, 64, 128, 128, 3, 1, 1, 1)},
   };
@@ -91,7 +102,9 @@ int main() {
       const ConvProblem& p = c.problem;
       if (!inst.is_supported(p)) continue;
       const int64_t cg = p.C / p.G, kg = p.K / p.G;
-      const bool expected = p.G % e.gm == 0 && kg * e.gm == e.tile_m && (cg * e.gm) % 8 == 0 && (kg * e.gm) % 8 == 0;
+      const bool by_tma = e.tma_boxes && (cg * e.gm) % 64 == 0;
+      const bool expected = p.G % e.gm == 0 && kg * e.gm == e.tile_m && (cg * e.gm) % 8 == 0 &&
+                            (kg * e.gm) % 8 == 0 && !by_tma;
       const bool runs_direct = e.runs_merged_direct(p);
       const auto runs = check::run_bwd_weight(inst, p, sms, seed, name + " | " + c.what);
       for (check::BwdWeightRun run : runs) {

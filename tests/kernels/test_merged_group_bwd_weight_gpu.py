@@ -40,3 +40,6 @@ def test_merged_group_bwd_weight(tmp_path: Path) -> None:
         "k_batch 16 ",
     ):
         assert any(needed in line for line in on_direct), needed
+    # The 64x128x64 gm 2 configurations run 32/32 layers on the Hopper GEMM, both operands by TMA (2D, 3D).
+    for what in ("| implicit gemm | 32/32", "| implicit gemm | 3D 32/32"):
+        assert any("64x128x64" in line and what in line for line in passed), what

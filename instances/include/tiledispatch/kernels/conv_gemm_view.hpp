@@ -566,14 +566,15 @@ struct BwdWeightView {
     whdn[2] = int32_t(p.od * s.sd - s.pd);
     whdn[3] = int32_t(p.n);
   }
+  // A column's run is its tap's (gl, c): GM x C/G channels.
   TD_HOST_DEVICE void im2col_column(Index n, uint16_t (&whd)[3], int32_t& channel) const {
-    const Index cg = TapsT::channels_per_group(s);
+    const Index cg = TapsT::channels_per_group(s), gc = GM * cg;
     const Index column = n < s.gemm_n ? n : 0;  // columns past the tile's end are read, never stored
-    const Index tap = column / cg;
+    const Index tap = column / gc;
     Index z, y, x;
     TapsT::split(s, tap, z, y, x);
     whd[0] = uint16_t(x * s.dw), whd[1] = uint16_t(y * s.dh), whd[2] = uint16_t(z * s.dd);
-    channel = int32_t(g0 * cg + (column - tap * cg));
+    channel = int32_t(g0 * cg + (column - tap * gc));
   }
   TD_HOST_DEVICE void step_pixel(Pixel& p, Index step) const {
     p.ow += step;

@@ -192,7 +192,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     if constexpr (!kMergedDirect) {
       return false;
     } else {
-      if (p.ndim_spatial != Traits::kNDimSpatial || p.K / p.G * Traits::kNumGroupsToMerge != Traits::kTileM) {
+      if (p.ndim_spatial != Traits::kNDimSpatial || p.K / p.G * Traits::kNumGroupsToMerge != Traits::kTileM ||
+          merged_by_tma(p)) {
         return false;
       }
       return kernels::make_merged_group_bwd_weight_plan(p, Traits::kNumGroupsToMerge, Config::kThreads / 32,
@@ -203,6 +204,27 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   static bool runs_merged_direct(const ConvProblem& p) {
     kernels::MergedGroupBwdWeightPlan plan;
     return merged_direct_plan(p, 1, plan);
+  }
+  // Merged groups whose tap runs (gm x C/G channels) fill the Hopper kernel's 128-byte input boxes run its GEMM,
+  // both operands by TMA, rather than the direct kernel: it multiplies the gm x gm block product and keeps the
+  // diagonal, but its copies run at TMA's pace. On the H100 (fp16, G = 32, C/G = K/G = 32, 3x3, N = 32) 64x128x64
+  // gm 2 took 22.3 us on 7x7 and 41.7 on 14x14, against 32.0 and 69.5 on the direct kernel and 25.0 and 53.5
+  // on the transposed 32x128x64 (docs/performance.md, session 25). Only gm 2 (half the MACs kept; gm 4 keeps a
+  // quarter and was not measured) and only 128-byte boxes (64-byte ones were what slowed the transposed tile).
+  static constexpr bool kMergedByTma = Sm90::kBuildable && Traits::kNumGroupsToMerge == 2 && Sm90::kTmaA &&
+                                       Sm90::kTmaAtomsB && !Sm90::kTransposed &&
+                                       Sm90::kAtomN * Config::kElemBytes == 128;
+  static bool merged_by_tma(const ConvProblem& p) {
+    if constexpr (!kMergedByTma) {
+      return false;
+    } else {
+      const int64_t cg = p.C / p.G, kg = p.K / p.G, gm = Traits::kNumGroupsToMerge;
+      kernels::sm90::Im2colGeometry geometry{};
+      int64_t channels_per_group = 0;
+      return p.ndim_spatial == Traits::kNDimSpatial && gm * cg % Sm90::kAtomN == 0 &&
+             gm * kg * Config::kElemBytes % 16 == 0 && p.K * Config::kElemBytes % 16 == 0 &&
+             im2col_geometry(p, false, geometry, channels_per_group);
+    }
   }
 
   // bwd_data with stride > 1 by stride phases (stride_phases.hpp): unit-stride problems that multiply only the
@@ -802,7 +824,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       } else {
         kernels::sm90::Im2colGeometry geometry{};
         int64_t channels_per_group = 0;
-        if (im2col_geometry(p, false, geometry, channels_per_group) && channels_per_group % kAtom == 0) {
+        // an atom column lies in one tap's run of GM x C/G channels
+        if (im2col_geometry(p, false, geometry, channels_per_group) &&
+            channels_per_group * Traits::kNumGroupsToMerge % kAtom == 0) {
           tma.use_b = kernels::sm90::encode_tma_im2col(tma.b, Traits::kDataType, params.b, geometry, kAtom,
                                                        uint32_t(Traits::kTileK), int(kSpan));
         }

@@ -210,7 +210,8 @@ struct Sm90Config {
   // MN-major A (bwd_weight output gradient) by one box of kAtomM x tile_k per atom row: 128-byte swizzled boxes
   // of 64 of M, or (transposed, tile_m below 64) 64- or 32-byte ones of 32 or 16.
   static constexpr int kAtomM = mn_atom_extent(kWarpgroupTileM);
-  static constexpr bool kTmaA = kDirection == ConvDirection::kBwdWeight && kGroupsToMerge == 1 && kAtomM >= 16;
+  // Merged groups ((gl, k) rows, contiguous in NDHWGK) take the same boxes, GM x K/G rows on per group block.
+  static constexpr bool kTmaA = kDirection == ConvDirection::kBwdWeight && kAtomM >= 16;
   static constexpr bool kTmaIm2colA = kDirection != ConvDirection::kBwdWeight && kGroupsToMerge == 1 &&
                                       kSpanFitsBox && kTileM <= 256;
   // fwd A in columns of 16 bytes (8 channels): the narrow tiles few-channel layers pick (tile_k 32, tile_n up
@@ -225,7 +226,8 @@ struct Sm90Config {
       kTmaIm2colA && kDirection == ConvDirection::kFwd && kElemBytes == 2 && kTileK == 32 && kTileN <= 64;
   static constexpr bool kColumnsA = Columns && kColumnsShapeA;
   // MN-major B (bwd_data weights, bwd_weight input) by one box of kAtomN x tile_k per atom column. An im2col box
-  // holds channels of one tap, so bwd_weight's boxes come by TMA only where kAtomN divides C/G. Transposed, the
+  // holds channels of one tap, so bwd_weight's boxes come by TMA only where kAtomN divides the tap's run of
+  // GM x C/G channels (merged groups: rows of 128 bytes where one group's C/G = 32 gives 64). Transposed, the
   // atom is as wide as tile_m (K/G's extent, at most 32: the grouped layers this mapping serves have C/G = K/G,
   // so their input comes by TMA) rather than the warpgroup's 64 or more of tile_n, which C/G = 16 or 32 never fills.
   //
@@ -238,8 +240,9 @@ struct Sm90Config {
   static constexpr bool kColumnsB = Columns && kColumnsShapeB;
   static constexpr bool kHasColumns = kColumnsShapeA || kColumnsShapeB;  // whether a column variant exists
   static constexpr int kAtomN = kColumnsB ? kColumnK : mn_atom_extent(kTransposed ? kTileM : kWarpgroupTileN);
-  static constexpr bool kTmaAtomsB =
-      kDirection != ConvDirection::kFwd && kGroupsToMerge == 1 && (kAtomN >= 16 || kColumnsB);
+  static constexpr bool kTmaAtomsB = kDirection != ConvDirection::kFwd &&
+                                     (kDirection == ConvDirection::kBwdWeight || kGroupsToMerge == 1) &&
+                                     (kAtomN >= 16 || kColumnsB);
 
   // Merged groups without zero MACs (fwd and bwd_data, num_groups_to_merge GM > 1): where the problem's
   // per-group GEMM extents are exactly kGroupTileK = tile_k / GM (C/G fwd, K/G bwd_data) and kGroupTileN =
