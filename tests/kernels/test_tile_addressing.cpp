@@ -18,7 +18,7 @@ using tiledispatch::ConvProblem;
 namespace k = tiledispatch::kernels;
 using tiledispatch::test::cube_problem;
 
-long long g_checked = 0, g_mismatches = 0, g_tap_checked = 0, g_column_checked = 0;
+long long g_checked = 0, g_mismatches = 0, g_tap_checked = 0, g_column_checked = 0, g_box_checked = 0;
 
 void report(const char* what, long long row, long long kk, bool ga, long long oa, bool gb, long long ob) {
   if (++g_mismatches <= 10) {
@@ -155,6 +155,52 @@ void check_problem(const ConvProblem& p, const char* label) {
   }
 }
 
+// bwd_weight B by TMA im2col boxes (the Hopper producer's AtomBoxesB): for every GEMM column n, the box's channel
+// and tap offsets (im2col_column) from the window corner of output pixel k (im2col_corner) must address the
+// element b_locate finds, and be padding exactly where it says; the `atom` columns a box holds (atom dividing
+// the tap's run of GM x C/G channels) must be consecutive channels of one tap.
+template <class View>
+void walk_im2col_columns(const View& view, int atom, int64_t pixels, const char* name) {
+  const auto& s = view.s;
+  const int64_t run = s.gemm_n / s.taps;  // GM x C/G
+  for (int64_t n = 0; n < s.gemm_n; ++n) {
+    uint16_t whd[3];
+    int32_t channel = 0;
+    view.im2col_column(n, whd, channel);
+    const auto info = view.b_prepare(n);
+    for (int64_t k = 0; k < pixels && k < s.gemm_k; ++k) {
+      int32_t corner[4];
+      view.im2col_corner(view.split_pixel(k), corner);
+      const int64_t w = corner[0] + whd[0], h = corner[1] + whd[1], d = corner[2] + whd[2], image = corner[3];
+      const bool got = w >= 0 && w < s.Wi && h >= 0 && h < s.Hi && d >= 0 && d < s.Di;
+      const int64_t offset = (((image * s.Di + d) * s.Hi + h) * s.Wi + w) * s.C + channel;
+      int64_t expected = 0;
+      const bool want = view.b_locate(info, k, expected);
+      ++g_checked;
+      ++g_box_checked;
+      if (got != want || (got && offset != expected)) report(name, n, k, want, expected, got, offset);
+    }
+    if (run % atom == 0 && n % atom != 0) {
+      uint16_t first[3];
+      int32_t first_channel = 0;
+      view.im2col_column(n - n % atom, first, first_channel);
+      ++g_checked;
+      if (channel != first_channel + n % atom || whd[0] != first[0] || whd[1] != first[1] || whd[2] != first[2]) {
+        report(name, n, -1, true, first_channel + n % atom, false, channel);
+      }
+    }
+  }
+}
+
+template <int NDim, int GM>
+void check_boxes(const ConvProblem& p, int atom, const char* label) {
+  const auto shape = k::make_conv_shape<int64_t>(p, ConvDirection::kBwdWeight, GM);
+  for (const int64_t g0 : {int64_t(0), p.G - GM}) {
+    walk_im2col_columns(k::BwdWeightView<int64_t, NDim, k::FilterGeometry::kGeneral, GM>{shape, g0}, atom, 200,
+                        label);
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -172,6 +218,14 @@ int main() {
   check_problem<2, G::kGeneral, 2>(cube_problem(2, 4, 1, 16, 16, 7, 3, 1, 1, 1), "2d 3x3 gm2 C/G=4 (tap)");
   check_problem<3, G::kGeneral, 1>(cube_problem(3, 1, 1, 16, 8, 5, 3, 2, 1, 1), "3d 3x3x3 s2 C/G=16 (tap)");
   check_problem<2, G::kGeneral, 1>(cube_problem(2, 2, 1, 16, 32, 8, 3, 1, 2, 2), "2d 3x3 d2 G2 C/G=8 (tap)");
+  // bwd_weight's input boxes: one group's run (64-byte rows) and merged groups (gm 2: two groups' 32 channels
+  // in one 128-byte box; gm 4), 2D and 3D, stride 2, dilation, padding past the radius, the last group block.
+  check_boxes<2, 1>(cube_problem(2, 4, 2, 128, 128, 7, 3, 1, 1, 1), 32, "boxes 2d 32/32");
+  check_boxes<2, 2>(cube_problem(2, 4, 2, 128, 128, 7, 3, 1, 1, 1), 64, "boxes 2d 32/32 gm2");
+  check_boxes<2, 2>(cube_problem(2, 6, 1, 96, 192, 9, 3, 2, 2, 2), 32, "boxes 2d C/G=16 gm2 s2 d2 pad2");
+  check_boxes<2, 4>(cube_problem(2, 8, 1, 128, 128, 6, 5, 1, 3, 1), 64, "boxes 2d 16/16 gm4 5x5 pad3");
+  check_boxes<3, 2>(cube_problem(3, 4, 1, 128, 128, 4, 3, 2, 1, 1), 64, "boxes 3d 32/32 gm2 s2");
+  std::printf("boxes %lld\n", g_box_checked);
   std::printf("tap addressing %lld\n", g_tap_checked);
   std::printf("columns %lld\n", g_column_checked);
   std::printf("checked %lld mismatches %lld\n", g_checked, g_mismatches);

@@ -1,5 +1,6 @@
-"""The Hopper producer's tile addressing, tap addressing and A columns (advanced per k-tile) equal the general
-per-element addressing of every view (``test_tile_addressing.cpp``, host only)."""
+"""The Hopper producer's tile addressing, tap addressing, A columns (advanced per k-tile) and bwd_weight's
+im2col boxes (merged groups included) equal the general per-element addressing of every view
+(``test_tile_addressing.cpp``, host only)."""
 
 from __future__ import annotations
 
@@ -20,5 +21,7 @@ def test_tile_addressing_equals_locate(tmp_path: Path) -> None:
     assert checked > 1_000_000, f"only {checked} comparisons"
     taps = re.search(r"tap addressing (\d+)", ran.stdout)
     assert taps and int(taps[1]) > 500_000, "tap addressing was not walked"
+    boxes = re.search(r"boxes (\d+)", ran.stdout)
+    assert boxes and int(boxes[1]) > 100_000, "bwd_weight's im2col boxes were not walked"
     columns = re.search(r"columns (\d+)", ran.stdout)
     assert columns and int(columns[1]) > 2_000, "A in columns was not walked"
