@@ -165,8 +165,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   // it, and where the Hopper kernel is transposed (bwd_weight, tile_m below 64) but the input cannot come by TMA
   // (C/G not a multiple of its tile_m-wide atom: C/G = 4 or 8, and 16 on 32-row tiles). There the transposed
   // kernel gathers the input and runs at about half the first generation's speed (C/G = 8 on the H100: 0.16
-  // against 0.32 of cuDNN, docs/performance.md, session 8). Only transposed configurations that both
-  // generations build compile the second kernel.
+  // against 0.32 of cuDNN, docs/performance.md, session 8). Merged groups are judged by one group's C/G too,
+  // although gm x C/G may fill the atom (their transposed TMA runs were not measured against the first
+  // generation). Only transposed configurations that both generations build compile the second kernel.
   static constexpr bool kFirstGenerationFallback = Sm90::kBuildable && Sm90::kTransposed && Config::kImplemented;
   static bool runs_first_generation(const ConvProblem& p) {
     if (runs_merged_direct(p)) return false;
