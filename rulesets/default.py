@@ -238,7 +238,7 @@ def default_configs(
     merged = MERGED_GROUP_TILES if dtype in hopper.DTYPES and direction in MERGED_GROUP_DIRECTIONS else ()
     hopper_bwd_weight = dtype in hopper.DTYPES and direction == Direction.BWD_WEIGHT
     transposed = TRANSPOSED_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
-    small_cg = SMALL_CG_BWD_WEIGHT_TILES + MERGED_TMA_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
+    merged_bwd_weight = SMALL_CG_BWD_WEIGHT_TILES + MERGED_TMA_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
     narrow = NARROW_BWD_DATA_TILES if dtype in hopper.DTYPES and direction == Direction.BWD_DATA else ()
     unfolded = UNFOLDED_FWD_TILES if dtype in hopper.DTYPES and direction == Direction.FWD else ()
     base = space.BASE_VECTOR
@@ -252,7 +252,7 @@ def default_configs(
             (tile, wave_groups, gm, (PING_PONG_WAVES,) if wave_groups == 2 else PREFERRED_WAVES, base)
             for tile, gm, wave_groups in merged
         ]
-        + [(tile, 1, gm, (waves,), vector) for tile, waves, gm, vector in small_cg]
+        + [(tile, 1, gm, (waves,), vector) for tile, waves, gm, vector in merged_bwd_weight]
     )
     for tile, wave_groups, groups_to_merge, preferred, vector in variants:
         choices = dict(wave_warp_choices(tile, dtype, convention))

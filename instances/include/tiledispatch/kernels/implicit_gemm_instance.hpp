@@ -219,12 +219,10 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     if constexpr (!kMergedByTma) {
       return false;
     } else {
-      const int64_t cg = p.C / p.G, kg = p.K / p.G, gm = Traits::kNumGroupsToMerge;
+      if (p.ndim_spatial != Traits::kNDimSpatial) return false;
+      const auto shape = kernels::make_conv_shape<int64_t>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
       kernels::sm90::Im2colGeometry geometry{};
-      int64_t channels_per_group = 0;
-      return p.ndim_spatial == Traits::kNDimSpatial && gm * cg % Sm90::kAtomN == 0 &&
-             gm * kg * Config::kElemBytes % 16 == 0 && p.K * Config::kElemBytes % 16 == 0 &&
-             im2col_geometry(p, false, geometry, channels_per_group);
+      return output_gradient_fits_tma(p, shape.gemm_k) && input_fits_im2col(p, Sm90::kAtomN, geometry);
     }
   }
 
@@ -777,15 +775,10 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       const uint64_t extents[2] = {uint64_t(p.K), uint64_t(pixels)};
       const uint64_t pitches[1] = {uint64_t(p.K * Config::kElemBytes)};
       const uint32_t box[2] = {uint32_t(Cfg::kAtomM), uint32_t(Traits::kTileK)};
-      // A box's first element must lie on 16 bytes: a group block's first output channel (g * GM * K/G, along
-      // the innermost dimension) does only where GM * K/G does (K/G = 4: odd groups would not, and TMA stops
-      // such a load with an illegal instruction); the tile and atom offsets within it do.
-      const int64_t group_step = shape.Kg * Traits::kNumGroupsToMerge;
-      if (pitches[0] % 16 == 0 && group_step * Config::kElemBytes % 16 == 0 &&
-          pixels + Traits::kTileK <= kCoordLimit && p.K + Traits::kTileM <= kCoordLimit) {
+      if (output_gradient_fits_tma(p, pixels)) {
         tma.use_a = kernels::sm90::encode_tma_tiled(tma.a, Traits::kDataType, params.a, 2, extents, pitches, box,
                                                     Cfg::kAtomM * Config::kElemBytes);
-        tma.a_group_step = int32_t(group_step);
+        tma.a_group_step = int32_t(shape.Kg * Traits::kNumGroupsToMerge);
       }
     }
     constexpr bool kBwdData = Traits::kDirection == ConvDirection::kBwdData;
@@ -824,15 +817,29 @@ class ImplicitGemmInstance : public GroupedConvInstance {
         }
       } else {
         kernels::sm90::Im2colGeometry geometry{};
-        int64_t channels_per_group = 0;
-        // an atom column lies in one tap's run of GM x C/G channels
-        if (im2col_geometry(p, false, geometry, channels_per_group) &&
-            channels_per_group * Traits::kNumGroupsToMerge % kAtom == 0) {
+        if (input_fits_im2col(p, int(kAtom), geometry)) {
           tma.use_b = kernels::sm90::encode_tma_im2col(tma.b, Traits::kDataType, params.b, geometry, kAtom,
                                                        uint32_t(Traits::kTileK), int(kSpan));
         }
       }
     }
+  }
+
+  // bwd_weight's output gradient as the tiled map of (K, `pixels`) rows: the row pitch, and a box's first element,
+  // on 16 bytes. A group block's first output channel (g * GM * K/G, along the innermost dimension) lies there
+  // only where GM * K/G does (K/G = 4: odd groups would not, and TMA stops such a load with an illegal
+  // instruction); the tile and atom offsets within it do.
+  static bool output_gradient_fits_tma(const ConvProblem& p, int64_t pixels) {
+    const int64_t group_step = p.K / p.G * Traits::kNumGroupsToMerge;
+    return p.K * Config::kElemBytes % 16 == 0 && group_step * Config::kElemBytes % 16 == 0 &&
+           pixels + Traits::kTileK <= int64_t(INT32_MAX) && p.K + Traits::kTileM <= int64_t(INT32_MAX);
+  }
+  // bwd_weight's input through its im2col window (`geometry`), boxes of `atom` channels, each inside one tap's run
+  // of GM x C/G channels.
+  static bool input_fits_im2col(const ConvProblem& p, int atom, kernels::sm90::Im2colGeometry& geometry) {
+    int64_t channels_per_group = 0;
+    return im2col_geometry(p, false, geometry, channels_per_group) &&
+           channels_per_group * Traits::kNumGroupsToMerge % atom == 0;
   }
 
   // diagonal_groups(p), and where it holds the im2col window of A (the input fwd, the output gradient bwd_data).
