@@ -192,12 +192,38 @@ void walk_im2col_columns(const View& view, int atom, int64_t pixels, const char*
   }
 }
 
+// The producer walks a box's output pixel by add_pixels(pixel, split_pixel(tile_k)): from every start of a few
+// k-tiles it must reach split_pixel of each later k-tile's first GEMM-K index, across image rows, depth slices and
+// images, for steps shorter and longer than a row, a plane and an image.
+template <class View>
+void walk_pixel_steps(const View& view, const char* name) {
+  const auto& s = view.s;
+  const int64_t plane = s.Wo * s.Ho, image = plane * s.Do;
+  for (const int64_t step : {int64_t(1), int64_t(16), int64_t(64), int64_t(128), s.Wo + 1, plane - 1, image + 3}) {
+    for (const int64_t start : {int64_t(0), s.Wo - 1, 3 * step + 5}) {
+      auto pixel = view.split_pixel(start);
+      const auto digits = view.split_pixel(step);
+      for (int64_t k = start + step; k < s.gemm_k; k += step) {
+        view.add_pixels(pixel, digits);
+        const auto want = view.split_pixel(k);
+        ++g_checked;
+        ++g_box_checked;
+        if (pixel.ow != want.ow || pixel.oh != want.oh || pixel.od != want.od || pixel.n != want.n) {
+          report(name, step, k, true, ((want.n * s.Do + want.od) * s.Ho + want.oh) * s.Wo + want.ow, false,
+                 ((pixel.n * s.Do + pixel.od) * s.Ho + pixel.oh) * s.Wo + pixel.ow);
+        }
+      }
+    }
+  }
+}
+
 template <int NDim, int GM>
 void check_boxes(const ConvProblem& p, int atom, const char* label) {
   const auto shape = k::make_conv_shape<int64_t>(p, ConvDirection::kBwdWeight, GM);
   for (const int64_t g0 : {int64_t(0), p.G - GM}) {
     walk_im2col_columns(k::BwdWeightView<int64_t, NDim, k::FilterGeometry::kGeneral, GM>{shape, g0}, atom, 200,
                         label);
+    walk_pixel_steps(k::BwdWeightView<int64_t, NDim, k::FilterGeometry::kGeneral, GM>{shape, g0}, label);
   }
 }
 

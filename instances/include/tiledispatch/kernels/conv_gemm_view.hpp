@@ -576,6 +576,21 @@ struct BwdWeightView {
     whd[0] = uint16_t(x * s.dw), whd[1] = uint16_t(y * s.dh), whd[2] = uint16_t(z * s.dd);
     channel = int32_t(g0 * cg + (column - tap * gc));
   }
+  // p moved on by a step given as its digits split_pixel(step): one carry per digit, where step_pixel loops once
+  // per image row the step crosses (the Hopper producer's k-tile step: 9 rows of a 7x7 image at tile_k 64,
+  // half of the producer thread's instructions, which bound grouped bwd_weight on the H100).
+  TD_HOST_DEVICE void add_pixels(Pixel& p, const Pixel& step) const {
+    p.ow += step.ow;
+    const bool w_carry = p.ow >= s.Wo;
+    if (w_carry) p.ow -= s.Wo;
+    p.oh += step.oh + Index(w_carry);
+    const bool h_carry = p.oh >= s.Ho;
+    if (h_carry) p.oh -= s.Ho;
+    p.od += step.od + Index(h_carry);
+    const bool d_carry = p.od >= s.Do;
+    if (d_carry) p.od -= s.Do;
+    p.n += step.n + Index(d_carry);
+  }
   TD_HOST_DEVICE void step_pixel(Pixel& p, Index step) const {
     p.ow += step;
     while (p.ow >= s.Wo) {
@@ -623,19 +638,28 @@ struct BwdWeightView {
     const Index k_out = m - gl * s.Kg;
     return {((g0 + gl) * s.Kg + k_out) * TapsT::count(s) * TapsT::channels_per_group(s), gl, m < s.gemm_m};
   }
-  TD_HOST_DEVICE bool c_locate(const CInfo& i, Index n, Index& offset) const {
-    if (!i.valid || n >= s.gemm_n) return false;
+  // GEMM column n's place in a row of dW, (tap, c), and its group in the block: divided out once per column, so
+  // that an epilogue thread storing one column into many rows divides once (c_locate per element cost the
+  // merged-group tiles several microseconds of divisions per CTA on the H100).
+  struct CColumn { Index offset; Index gl; bool valid; };
+  TD_HOST_DEVICE CColumn c_column(Index n) const {
     const Index cg = TapsT::channels_per_group(s);
     const Index gc = GM * cg;
     const Index tap = n / gc;
-    Index r = n - tap * gc;
+    Index r = n - tap * gc, gl = 0;
     if constexpr (GM > 1) {
-      const Index gl = r / cg;
-      if (gl != i.gl) return false;
+      gl = r / cg;
       r -= gl * cg;
     }
-    offset = i.base + tap * cg + r;
+    return {tap * cg + r, gl, n < s.gemm_n};
+  }
+  TD_HOST_DEVICE bool c_locate(const CInfo& i, const CColumn& c, Index& offset) const {
+    if (!i.valid || !c.valid || (GM > 1 && c.gl != i.gl)) return false;
+    offset = i.base + c.offset;
     return true;
+  }
+  TD_HOST_DEVICE bool c_locate(const CInfo& i, Index n, Index& offset) const {
+    return c_locate(i, c_column(n), offset);
   }
 };
 

@@ -86,10 +86,12 @@ TD_HOST_DEVICE void unfolded_chunk(const Element* row, const WidthUnfolding& u, 
 }
 
 #if defined(__CUDACC__)
-// U from the input: blockIdx.y walks the rows, a thread writes `Chunk` consecutive elements of one row of U (16
-// bytes where C' is a multiple of the chunk). A row of U has fewer than 2^31 elements (the instance's
-// width_unfolding), so the index within it is 32-bit.
-template <class Element, int Chunk>
+// U from the input: a thread writes `Chunk` consecutive elements (16 bytes where C' is a multiple of the chunk) at
+// one place of kRows rows, blockIdx.y walking groups of kRows rows; it loads all kRows chunks before storing any,
+// so that each thread has kRows rows' loads in flight (H100, the stem at N = 32: 53.0 us with one row a thread,
+// 41.5 with four). A row of U has fewer than 2^31 elements (the instance's width_unfolding), so the index within
+// it is 32-bit.
+template <class Element, int Chunk, int kRows>
 __global__ void unfold_width_kernel(const Element* __restrict__ src, Element* __restrict__ dst, WidthUnfolding u) {
   struct alignas(sizeof(Element) * Chunk) Pack {
     Element v[Chunk];
@@ -99,26 +101,37 @@ __global__ void unfold_width_kernel(const Element* __restrict__ src, Element* __
   if (thread >= u.out_width * chunks_per_pixel) return;
   const int t = int(thread);
   const int wo = t / chunks_per_pixel, j0 = (t - wo * chunks_per_pixel) * Chunk;
-  for (int64_t row = blockIdx.y; row < u.rows; row += gridDim.y) {
-    Pack pack;
-    unfolded_chunk<Element, Chunk>(src + row * u.width * u.channels, u, wo, j0, pack.v);
-    *reinterpret_cast<Pack*>(dst + row * u.out_width * u.unfolded + int64_t(t) * Chunk) = pack;
+  for (int64_t row0 = int64_t(blockIdx.y) * kRows; row0 < u.rows; row0 += int64_t(gridDim.y) * kRows) {
+    Pack pack[kRows];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (row0 + r < u.rows) {
+        unfolded_chunk<Element, Chunk>(src + (row0 + r) * u.width * u.channels, u, wo, j0, pack[r].v);
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (row0 + r < u.rows) {
+        *reinterpret_cast<Pack*>(dst + (row0 + r) * u.out_width * u.unfolded + int64_t(t) * Chunk) = pack[r];
+      }
+    }
   }
 }
 
 template <class Element>
 cudaError_t unfold_width(const void* src, void* dst, const WidthUnfolding& u, cudaStream_t stream) {
   constexpr int kWide = int(16 / sizeof(Element));
-  constexpr int kThreads = 128;
+  constexpr int kThreads = 128, kRows = 4;
   const bool wide = u.unfolded % kWide == 0 && reinterpret_cast<uintptr_t>(dst) % 16 == 0;
   const int64_t row_chunks = u.out_width * (wide ? u.unfolded / kWide : u.unfolded);
-  const dim3 grid(unsigned((row_chunks + kThreads - 1) / kThreads), unsigned(std::min<int64_t>(u.rows, 65535)));
+  const dim3 grid(unsigned((row_chunks + kThreads - 1) / kThreads),
+                  unsigned(std::min<int64_t>((u.rows + kRows - 1) / kRows, 65535)));
   const auto* in = static_cast<const Element*>(src);
   auto* out = static_cast<Element*>(dst);
   if (wide) {
-    unfold_width_kernel<Element, kWide><<<grid, kThreads, 0, stream>>>(in, out, u);
+    unfold_width_kernel<Element, kWide, kRows><<<grid, kThreads, 0, stream>>>(in, out, u);
   } else {
-    unfold_width_kernel<Element, 1><<<grid, kThreads, 0, stream>>>(in, out, u);
+    unfold_width_kernel<Element, 1, kRows><<<grid, kThreads, 0, stream>>>(in, out, u);
   }
   return cudaGetLastError();
 }

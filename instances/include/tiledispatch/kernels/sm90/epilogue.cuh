@@ -217,17 +217,29 @@ struct DirectEpilogue {
   // columns c, c + 1 of row r (r even on lanes whose bit 2 is clear), the thread at lane ^ 4 the same columns
   // of row r + 1. One shuffle swaps a value between the two, so that each holds one column of both rows: two
   // elements adjacent in dW, stored as one pair where contiguous and aligned (a warp's stores then cover
-  // 16-byte runs, 32-byte ones for the fp32 workspace), else one by one.
+  // 16-byte runs, 32-byte ones for the fp32 workspace), else one by one. A thread's GEMM columns are the same in
+  // every 8-column block, so their places in dW (View::c_column) are found once.
   template <class ThrMma, class Accum, class Out>
   __device__ static void store_transposed(const ThrMma& thr_mma, const Accum& accum, const View& view, Index m0,
                                           Index n0, Out* out) {
     using namespace cute;
     constexpr int kBlocks = decltype(size<0, 2>(accum))::value;
+    constexpr int kRowBlocks = decltype(size<1>(accum))::value;
     static_assert(decltype(size<0, 0>(accum))::value == 2 && decltype(size<0, 1>(accum))::value == 2,
                   "a wgmma accumulator fragment: column pairs, two rows, 8-column blocks");
     Tensor cC = make_identity_tensor(Shape<Int<Cfg::kMmaM>, Int<Cfg::kMmaN>>{});  // (MMA_M,MMA_N) -> (r,c)
     Tensor tCcC = thr_mma.partition_C(cC);                                       // (MMA,MMA_M,MMA_N)
     const bool lower = get<0>(tCcC(0)) % 2 == 0;  // this thread keeps column c, its partner column c + 1
+    typename View::CColumn first[kRowBlocks][2], second[kRowBlocks][2];
+    CUTE_UNROLL
+    for (int mm = 0; mm < kRowBlocks; ++mm) {
+      CUTE_UNROLL
+      for (int row_half = 0; row_half < 2; ++row_half) {
+        const int row = get<0>(tCcC(make_coord(make_coord(0, row_half, 0), mm, 0))) - (lower ? 0 : 1);
+        first[mm][row_half] = view.c_column(n0 + row);
+        second[mm][row_half] = view.c_column(n0 + row + 1);
+      }
+    }
     CUTE_UNROLL
     for (int nn = 0; nn < size<2>(accum); ++nn) {
       CUTE_UNROLL
@@ -235,29 +247,29 @@ struct DirectEpilogue {
         const int column = get<1>(tCcC(make_coord(make_coord(0, 0, blk), 0, nn))) + (lower ? 0 : 1);
         const auto info = view.c_prepare(m0 + column);
         CUTE_UNROLL
-        for (int mm = 0; mm < size<1>(accum); ++mm) {
+        for (int mm = 0; mm < kRowBlocks; ++mm) {
           CUTE_UNROLL
           for (int row_half = 0; row_half < 2; ++row_half) {
             const float v0 = accum(make_coord(make_coord(0, row_half, blk), mm, nn));
             const float v1 = accum(make_coord(make_coord(1, row_half, blk), mm, nn));
             const float got = __shfl_xor_sync(0xffffffffu, lower ? v1 : v0, 4);
-            const int row = get<0>(tCcC(make_coord(make_coord(0, row_half, blk), mm, nn))) - (lower ? 0 : 1);
-            write_pair(view, info, n0 + row, lower ? v0 : got, lower ? got : v1, out);
+            write_pair(view, info, first[mm][row_half], second[mm][row_half], lower ? v0 : got, lower ? got : v1,
+                       out);
           }
         }
       }
     }
   }
 
-  // GEMM columns n, n + 1 of one row: one store where they are adjacent and the pair is aligned (vector_size_c
-  // >= 2 for the output; the fp32 workspace always), else one by one.
-  template <class Out>
-  __device__ static void write_pair(const View& view, const typename View::CInfo& info, Index n, float a, float b,
-                                    Out* out) {
+  // GEMM columns `a_column`, `b_column` (adjacent) of one row: one store where they are adjacent in dW and the
+  // pair is aligned (vector_size_c >= 2 for the output; the fp32 workspace always), else one by one.
+  template <class Column, class Out>
+  __device__ static void write_pair(const View& view, const typename View::CInfo& info, const Column& a_column,
+                                    const Column& b_column, float a, float b, Out* out) {
     using Bits = typename OutputPair<Out>::Bits;
     constexpr bool kPairs = Cfg::kVectorC >= 2 || std::is_same_v<Out, float>;
     Index first = 0, second = 0;
-    const bool has_first = view.c_locate(info, n, first), has_second = view.c_locate(info, n + 1, second);
+    const bool has_first = view.c_locate(info, a_column, first), has_second = view.c_locate(info, b_column, second);
     if (kPairs && has_first && has_second && second == first + 1 &&
         reinterpret_cast<uintptr_t>(out + first) % sizeof(Bits) == 0) {
       *reinterpret_cast<Bits*>(out + first) = OutputPair<Out>::pack(a, b);

@@ -54,6 +54,7 @@ struct AtomBoxesB<Cfg, ConvDirection::kBwdWeight> {
   uint16_t offset_d[k3D ? kAtoms : 1];
   int32_t channel[kAtoms];
   typename View::Pixel pixel;  // the output pixel of the next k-tile's first GEMM-K index
+  typename View::Pixel step;   // tile_k output pixels as split_pixel's digits
   __device__ void begin(const View& view, Index n_begin, Index k_begin) {
     CUTE_UNROLL
     for (int i = 0; i < kAtoms; ++i) {
@@ -63,6 +64,7 @@ struct AtomBoxesB<Cfg, ConvDirection::kBwdWeight> {
       if constexpr (k3D) offset_d[i] = offset[2];
     }
     pixel = view.split_pixel(k_begin);
+    step = view.split_pixel(Cfg::kTileK);
   }
   // The input through the filter window: the k-tile's tile_k output pixels, one box per atom column.
   template <class SmemB, class KTile>
@@ -76,7 +78,7 @@ struct AtomBoxesB<Cfg, ConvDirection::kBwdWeight> {
                                   k3D ? offset_d[i] : uint16_t(0)};
       tma_load_im2col<Cfg::Base::kNDim>(&tma.b, full, &sB(i * Cfg::kAtomN, 0, stage), channel[i], corner, offset);
     }
-    view.step_pixel(pixel, Cfg::kTileK);
+    view.add_pixels(pixel, step);
   }
 };
 
