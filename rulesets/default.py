@@ -8,7 +8,7 @@ it), backward on compv3 and mem, and two-stage on and off where the direction ha
 the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopper path
 (``MERGED_GROUP_TILES``), bwd_data a 16-wide tile for few input channels (``NARROW_BWD_DATA_TILES``), fwd a
 256-row tile for width-unfolded layers (``UNFOLDED_FWD_TILES``),
-bwd_weight four 16- and 32-row tiles it runs transposed
+bwd_weight five 16- and 32-row tiles it runs transposed
 (``TRANSPOSED_BWD_WEIGHT_TILES``), seven for small C/G, six of them merged groups that run the direct
 merged-group kernel where gm x K/G = tile_m (``SMALL_CG_BWD_WEIGHT_TILES``), and one gm-2 tile whose merged
 groups come by TMA in 128-byte rows (``MERGED_TMA_BWD_WEIGHT_TILES``). Every direction adds its
@@ -81,11 +81,13 @@ MERGED_GROUP_DIRECTIONS = (Direction.FWD, Direction.BWD_DATA)
 # transposed (wgmma M = the tile's taps x C/G columns, N = its K rows; docs/pipelines.md, "transposed
 # bwd_weight"), where a tile_m of 64 or more would leave wgmma rows empty.
 # One warpgroup along the tile's columns (1x2x1 waves) or two (1x4x1, 128 columns of 32 rows), never split
-# along its 16 or 32 rows, wgmma's N here.
+# along its 16 or 32 rows, wgmma's N here. 32x128x128 halves the k-tiles, each a fixed cost of the producer
+# thread: on the H100 (fp16, C/G = K/G = 32) resnext_g32_7 14.5 us against 16.1 on 32x128x64, video_g8_3x3x3
+# 14.0 against 15.2 (docs/performance.md, session 26).
 TRANSPOSED_BWD_WEIGHT_TILES = tuple(
     zip(
-        space.parse_tiles("16x64x64 16x128x64 32x64x64 32x128x64"),
-        ((1, 2, 1), (1, 2, 1), (1, 2, 1), (1, 4, 1)),
+        space.parse_tiles("16x64x64 16x128x64 32x64x64 32x128x64 32x128x128"),
+        ((1, 2, 1), (1, 2, 1), (1, 2, 1), (1, 4, 1), (1, 4, 1)),
         strict=True,
     )
 )
