@@ -111,10 +111,10 @@ SMALL_CG_BWD_WEIGHT_TILES = (
     (space.parse_tiles("64x64x64")[0], (1, 2, 1), 4, space.vector_strategy("UNIFORM_MAX")),  # K/G 16
 )
 # bwd_weight of grouped layers with C/G = K/G = 32 (ResNeXt's late stages, grouped video layers): gm 2
-# merges two groups' 32-channel runs into one 128-byte TMA row (both operands), where one group's 64-byte rows
-# held the transposed 32-row tiles back; the Hopper kernel runs it instead of the direct merged-group kernel
-# (implicit_gemm_instance.hpp, merged_by_tma). On the H100 (fp16, G = 32, 3x3, N = 32) 22.3 us on 7x7 and
-# 41.7 on 14x14 against 25.0 and 53.5 on 32x128x64 (docs/performance.md, session 25).
+# merges two groups' 32-channel runs into one 128-byte TMA row (both operands); the Hopper kernel runs it
+# instead of the direct merged-group kernel (implicit_gemm_instance.hpp, merged_by_tma). On the H100 (fp16,
+# G = 32, 3x3, N = 32) 16.5 us on 7x7 and 34.3 on 14x14, beside 14.5 and 33.6 on 32x128x128 (transposed)
+# and 32.0 and 69.5 on the direct kernel (docs/performance.md, sessions 25 and 26).
 MERGED_TMA_BWD_WEIGHT_TILES = (
     (space.parse_tiles("64x128x64")[0], (2, 2, 1), 2, space.vector_strategy("UNIFORM_MAX")),
 )
