@@ -209,9 +209,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   // Merged groups whose tap runs (gm x C/G channels) fill the Hopper kernel's 128-byte input boxes run its GEMM,
   // both operands by TMA, rather than the direct kernel: it multiplies the gm x gm block product and keeps the
   // diagonal, but its copies run at TMA's pace. On the H100 (fp16, G = 32, C/G = K/G = 32, 3x3, N = 32) 64x128x64
-  // gm 2 took 22.3 us on 7x7 and 41.7 on 14x14, against 32.0 and 69.5 on the direct kernel and 25.0 and 53.5
-  // on the transposed 32x128x64 (docs/performance.md, session 25). Only gm 2 (half the MACs kept; gm 4 keeps a
-  // quarter and was not measured) and only 128-byte boxes (64-byte ones were what slowed the transposed tile).
+  // gm 2 takes 16.5 us on 7x7 and 34.3 on 14x14, against 32.0 and 69.5 on the direct kernel (docs/performance.md,
+  // sessions 25 and 26). Only gm 2 (half the MACs kept; gm 4 keeps a quarter and was not measured) and only the
+  // 128-byte boxes it was measured with.
   static constexpr bool kMergedByTma = Sm90::kBuildable && Traits::kNumGroupsToMerge == 2 && Sm90::kTmaA &&
                                        Sm90::kTmaAtomsB && !Sm90::kTransposed &&
                                        Sm90::kAtomN * Config::kElemBytes == 128;
