@@ -221,9 +221,9 @@ template <int NDim, int GM>
 void check_boxes(const ConvProblem& p, int atom, const char* label) {
   const auto shape = k::make_conv_shape<int64_t>(p, ConvDirection::kBwdWeight, GM);
   for (const int64_t g0 : {int64_t(0), p.G - GM}) {
-    walk_im2col_columns(k::BwdWeightView<int64_t, NDim, k::FilterGeometry::kGeneral, GM>{shape, g0}, atom, 200,
-                        label);
-    walk_pixel_steps(k::BwdWeightView<int64_t, NDim, k::FilterGeometry::kGeneral, GM>{shape, g0}, label);
+    const k::BwdWeightView<int64_t, NDim, k::FilterGeometry::kGeneral, GM> view{shape, g0};
+    walk_im2col_columns(view, atom, 200, label);
+    walk_pixel_steps(view, label);
   }
 }
 
