@@ -746,8 +746,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
 
   // The output as a matrix of the GEMM's rows, for the staged epilogue's TMA stores (Sm90Config::kTmaStoreC):
   // fwd, and bwd_data at unit stride (outside a stride phase its GEMM rows are dX's pixels), written whole (no
-  // split workspace), each staged 64-column slice inside one group block (one group, or GEMM N a multiple of
-  // the slice). The map is the views' own addressing (c_prepare: row m at m * columns, then the group's base).
+  // split workspace), each staged slice (kEpilogueColumns) inside one group block (one group, or GEMM N a
+  // multiple of the slice). The map is the views' own addressing (c_prepare: row m at m * columns, then the
+  // group's base); its boxes are a slice of 64 staged rows, swizzled as staged.
   static void describe_tma_store(const kernels::ImplicitGemmParams<typename Config::Index>& params,
                                  Sm90Launch& sm90) {
     sm90.use_c = false;
@@ -763,7 +764,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       const uint64_t pitch_bytes[1] = {uint64_t(columns) * 2};
       const uint32_t box[2] = {uint32_t(Sm90::kEpilogueColumns), 64u};
       sm90.use_c = kernels::sm90::encode_tma_tiled(sm90.c, Traits::kDataType, params.c, 2, extents, pitch_bytes, box,
-                                                   128);
+                                                   Sm90::kEpilogueRowBytes);
     }
   }
 

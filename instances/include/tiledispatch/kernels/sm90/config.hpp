@@ -201,14 +201,16 @@ struct Sm90Config {
   static constexpr size_t kOperandSmemBytes = size_t(kStages) * kStageBytes;
   // Layout: the operand ring (from a 1024-byte boundary), the staged epilogue (from the next one: its rows are
   // TMA boxes in the 128-byte swizzle, whose pattern runs over 1024-byte blocks), the barriers.
-  static constexpr size_t kStagingOffset = kEpilogueSmemBytes == 0 ? kOperandSmemBytes
-                                                                   : (kOperandSmemBytes + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
+  static constexpr size_t kStagingOffset =
+      kEpilogueSmemBytes == 0 ? kOperandSmemBytes : (kOperandSmemBytes + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
   static constexpr size_t kBarrierOffset = kStagingOffset + kEpilogueSmemBytes;
   static constexpr size_t kSmemBytes = kSmemAlign + kBarrierOffset + kBarrierBytes;
-  // The staged epilogue's stores by TMA (epilogue.cuh; the host decides per problem, TmaStore): where a staged
-  // slice is 64 16-bit columns, 128-byte rows in exactly the 128-byte swizzle, and a warpgroup's staging keeps
-  // the 1024-byte blocks.
-  static constexpr bool kTmaStoreC = kStagedEpilogue && kEpilogueColumns * kElemBytes == 128 &&
+  // The staged epilogue's stores by TMA (epilogue.cuh; the host decides per problem): where a staged row is a
+  // swizzle span (32, 64 or 128 bytes; the staging is swizzled as TMA swizzles it) and a warpgroup's staging
+  // keeps the 1024-byte blocks.
+  static constexpr int kEpilogueRowBytes = kEpilogueColumns * kElemBytes;
+  static constexpr bool kTmaStoreC = kStagedEpilogue &&
+                                     (kEpilogueRowBytes == 32 || kEpilogueRowBytes == 64 || kEpilogueRowBytes == 128) &&
                                      kEpilogueWarpgroupBytes % kSmemAlign == 0;
 
   // Operands that may come by TMA (tma.hpp); whether they do is decided per problem (row pitch, extents,

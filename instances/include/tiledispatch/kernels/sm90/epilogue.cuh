@@ -92,10 +92,10 @@ __device__ __forceinline__ void write_block(const View& view, const typename Vie
 // warp writes its accumulators as 8x8 matrices with stmatrix (the wgmma fragment is stmatrix's register
 // layout), the warpgroup synchronises on its named barrier, and each thread stores 16-byte chunks of whole rows,
 // a warp covering 128 contiguous bytes of each of 4 rows. The 16-byte chunks of a staged row are XOR-swizzled
-// by the row, so that the 8 rows of an 8x8 matrix and the chunks of one row fall in different banks. Each row's
-// output address (View::CInfo) is computed once per tile, by one thread, into the row's slot after the values.
+// as TMA swizzles rows of that width (chunk_offset). Each row's output address (View::CInfo) is computed once
+// per tile, by one thread, into the row's slot after the values.
 // With `c_map` (Cfg::kTmaStoreC, where the host found the output a matrix of the GEMM's rows) one thread stores
-// each staged 64-row block by TMA instead: the staged rows are already the 128-byte swizzle's boxes, the stores
+// each staged 64-row block by TMA instead: the staged rows are already TMA's swizzled boxes, the stores
 // run asynchronously while the warpgroup goes on, and only a rewrite of the staging waits for their reads.
 template <class Cfg>
 struct StagedEpilogue {
@@ -107,13 +107,16 @@ struct StagedEpilogue {
   static constexpr int kColumns = Cfg::kEpilogueColumns;
   static constexpr int kChunks = kColumns / 8;  // 16-byte chunks of a staged row
   static constexpr int kSlices = Cfg::kWarpgroupMmaN / kColumns;
-  static constexpr int kSwizzle = kChunks < 8 ? kChunks : 8;
+  static constexpr int kRowBytes = kColumns * int(sizeof(Element));
   static constexpr size_t kValueBytes = size_t(kRows) * kColumns * sizeof(Element);
   static_assert(sizeof(CInfo) <= Cfg::kEpilogueRowInfoBytes, "a row's output address fits its slot");
   static_assert(kChunks % 2 == 0 && kRows % 64 == 0, "stmatrix x4 covers two 8-column blocks of 16 rows");
 
+  // TMA's swizzle of kRowBytes-wide rows (32, 64 or 128 bytes, from a 1024-byte boundary): address bits 4..
+  // XOR bits 7.., so that the 8 rows of an 8x8 matrix, and the chunks of a row, fall in different banks.
   __device__ static uint32_t chunk_offset(int row, int chunk) {
-    return uint32_t(row * kColumns * int(sizeof(Element)) + ((chunk ^ (row % kSwizzle)) * 16));
+    const uint32_t bytes = uint32_t(row * kRowBytes + chunk * 16);
+    return bytes ^ (((bytes >> 7) & uint32_t(kChunks - 1)) << 4);
   }
 
   // `staging`: this warpgroup's shared memory (Cfg::kEpilogueWarpgroupBytes), `warpgroup` its index among
