@@ -759,7 +759,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       if (params.partial != nullptr || (!kFwd && shape.xsd != 0)) return;
       if (shape.G > 1 && int64_t(shape.gemm_n) % Sm90::kEpilogueColumns != 0) return;
       if (columns % 8 != 0 || reinterpret_cast<uintptr_t>(params.c) % 16 != 0) return;
-      if (int64_t(shape.gemm_m) > int64_t(INT32_MAX) || columns > int64_t(INT32_MAX)) return;
+      // TMA's coordinates are 32-bit; a tile's last rows may lie past GEMM M
+      if (int64_t(shape.gemm_m) + Traits::kTileM > int64_t(INT32_MAX) || columns > int64_t(INT32_MAX)) return;
       const uint64_t extents[2] = {uint64_t(columns), uint64_t(shape.gemm_m)};
       const uint64_t pitch_bytes[1] = {uint64_t(columns) * 2};
       const uint32_t box[2] = {uint32_t(Sm90::kEpilogueColumns), 64u};

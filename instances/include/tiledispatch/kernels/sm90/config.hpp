@@ -200,7 +200,7 @@ struct Sm90Config {
   static constexpr bool kBatchInFlight = Base::kStrategy.fragment_double_buffer;
   static constexpr size_t kOperandSmemBytes = size_t(kStages) * kStageBytes;
   // Layout: the operand ring (from a 1024-byte boundary), the staged epilogue (from the next one: its rows are
-  // TMA boxes in the 128-byte swizzle, whose pattern runs over 1024-byte blocks), the barriers.
+  // swizzled as TMA swizzles them, a pattern over 1024-byte blocks), the barriers.
   static constexpr size_t kStagingOffset =
       kEpilogueSmemBytes == 0 ? kOperandSmemBytes : (kOperandSmemBytes + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
   static constexpr size_t kBarrierOffset = kStagingOffset + kEpilogueSmemBytes;
