@@ -119,11 +119,15 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
 
     epilogue = staged_epilogue_bytes(c, consumers, wg_m, wg_n)
     plain_fill = fill_stages(0)
-    staged_fill = fill_stages(epilogue)
+    # the staged epilogue starts on a 1024-byte boundary (its rows are TMA boxes in the 128-byte swizzle)
+    staged_fill = fill_stages(epilogue + SMEM_ALIGN)
     staged = epilogue > 0 and staged_fill >= min_stages and staged_fill >= min(plain_fill, MIN_STAGED_STAGES)
     fill = staged_fill if staged else plain_fill
     stages = min_stages if fill < min_stages else min(fill, MAX_STAGES)
-    smem = SMEM_ALIGN + stages * stage_bytes + barrier_bytes + (epilogue if staged else 0)
+    operand_bytes = stages * stage_bytes
+    if staged:
+        operand_bytes = -(-operand_bytes // SMEM_ALIGN) * SMEM_ALIGN + epilogue
+    smem = SMEM_ALIGN + operand_bytes + barrier_bytes
     accumulators = c.tile_m * c.tile_n // (WARPGROUP_THREADS * tile_warpgroups)
     reasons = (
         (not arch.has_wgmma, "the build does not target sm_90a"),

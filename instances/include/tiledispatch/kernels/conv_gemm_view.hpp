@@ -335,6 +335,8 @@ struct FwdView {
   // C (M, N): output pixels, N contiguous.
   struct CInfo { Index base; Index gl; bool valid; };
   TD_HOST_DEVICE CInfo c_prepare(Index m) const { return {m * s.K + g0 * s.Kg, 0, m < s.gemm_m}; }
+  // The output's column of GEMM column 0 (the output as a (GEMM rows, K) matrix: the Hopper TMA stores).
+  TD_HOST_DEVICE Index c_column_base() const { return g0 * s.Kg; }
   TD_HOST_DEVICE bool c_locate(const CInfo& i, Index n, Index& offset) const {
     if (!i.valid || n >= s.gemm_n) return false;
     offset = i.base + n;
@@ -490,6 +492,8 @@ struct BwdDataView {
     const Index pixel = ((n * s.Dx + s.xsd * dq + s.xad) * s.Hx + s.xsh * hq + s.xah) * s.Wx + s.xsw * wq + s.xaw;
     return {pixel * s.C + g0 * TapsT::channels_per_group(s), 0, m < s.gemm_m};
   }
+  // The input gradient's column of GEMM column 0 (at unit stride, xsd == 0, dX as a (GEMM rows, C) matrix).
+  TD_HOST_DEVICE Index c_column_base() const { return g0 * TapsT::channels_per_group(s); }
   TD_HOST_DEVICE bool c_locate(const CInfo& i, Index n, Index& offset) const {
     if (!i.valid || n >= s.gemm_n) return false;
     offset = i.base + n;

@@ -644,6 +644,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       sm90.gemms[0] = sm90_gemm(p, params, args.k_batch);
       sm90.count = 1;
       sm90.units = sm90.gemms[0].schedule.units;
+      describe_tma_store(params, sm90);
       if (folds(p)) {
         sm90.fold = static_cast<float*>(args.workspace) +
                     (splits_to_workspace(args.k_batch) ? split_bytes(p, args.k_batch) / sizeof(float) : 0);
@@ -741,6 +742,31 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       return cudaGetLastError();
     }
     return kernels::launch_dependent(kernel, dim3(ctas), dim3(Cfg::kThreads), size_t(smem), stream, sm90);
+  }
+
+  // The output as a matrix of the GEMM's rows, for the staged epilogue's TMA stores (Sm90Config::kTmaStoreC):
+  // fwd, and bwd_data at unit stride (outside a stride phase its GEMM rows are dX's pixels), written whole (no
+  // split workspace), each staged slice (kEpilogueColumns) inside one group block (one group, or GEMM N a
+  // multiple of the slice). The map is the views' own addressing (c_prepare: row m at m * columns, then the
+  // group's base); its boxes are a slice of 64 staged rows, swizzled as staged.
+  static void describe_tma_store(const kernels::ImplicitGemmParams<typename Config::Index>& params,
+                                 Sm90Launch& sm90) {
+    sm90.use_c = false;
+    if constexpr (Sm90::kTmaStoreC) {
+      const auto& shape = params.shape;
+      constexpr bool kFwd = Traits::kDirection == ConvDirection::kFwd;
+      const int64_t columns = kFwd ? int64_t(shape.K) : int64_t(shape.C);
+      if (params.partial != nullptr || (!kFwd && shape.xsd != 0)) return;
+      if (shape.G > 1 && int64_t(shape.gemm_n) % Sm90::kEpilogueColumns != 0) return;
+      if (columns % 8 != 0 || reinterpret_cast<uintptr_t>(params.c) % 16 != 0) return;
+      // TMA's coordinates are 32-bit; a tile's last rows may lie past GEMM M
+      if (int64_t(shape.gemm_m) + Traits::kTileM > int64_t(INT32_MAX) || columns > int64_t(INT32_MAX)) return;
+      const uint64_t extents[2] = {uint64_t(columns), uint64_t(shape.gemm_m)};
+      const uint64_t pitch_bytes[1] = {uint64_t(columns) * 2};
+      const uint32_t box[2] = {uint32_t(Sm90::kEpilogueColumns), 64u};
+      sm90.use_c = kernels::sm90::encode_tma_tiled(sm90.c, Traits::kDataType, params.c, 2, extents, pitch_bytes, box,
+                                                   Sm90::kEpilogueRowBytes);
+    }
   }
 
   // The TMA tensor maps of the operands TMA can move for this problem (sm90/tma.hpp): plain strided boxes

@@ -187,7 +187,7 @@ struct Sm90Config {
                                                kElemBytes == 2 && kWarpgroupMmaN > 0 && kWarpgroupMmaN % 16 == 0 &&
                                                kWarpgroupMmaN % kEpilogueColumns == 0;
   static constexpr int kPlainFillStages = fill_stages(0);
-  static constexpr int kStagedFillStages = fill_stages(kConsumerWarpgroups * kEpilogueWarpgroupBytes);
+  static constexpr int kStagedFillStages = fill_stages(kConsumerWarpgroups * kEpilogueWarpgroupBytes + kSmemAlign);
   static constexpr bool kStagedEpilogue =
       kStagedEpilogueShape && kStagedFillStages >= kMinStages &&
       kStagedFillStages >= (kPlainFillStages < 4 ? kPlainFillStages : 4);
@@ -199,8 +199,19 @@ struct Sm90Config {
                                                             : kFillStages;
   static constexpr bool kBatchInFlight = Base::kStrategy.fragment_double_buffer;
   static constexpr size_t kOperandSmemBytes = size_t(kStages) * kStageBytes;
-  // Layout: the operand ring (from a 1024-byte boundary), the barriers, the staged epilogue.
-  static constexpr size_t kSmemBytes = kSmemAlign + kOperandSmemBytes + kBarrierBytes + kEpilogueSmemBytes;
+  // Layout: the operand ring (from a 1024-byte boundary), the staged epilogue (from the next one: its rows are
+  // swizzled as TMA swizzles them, a pattern over 1024-byte blocks), the barriers.
+  static constexpr size_t kStagingOffset =
+      kEpilogueSmemBytes == 0 ? kOperandSmemBytes : (kOperandSmemBytes + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
+  static constexpr size_t kBarrierOffset = kStagingOffset + kEpilogueSmemBytes;
+  static constexpr size_t kSmemBytes = kSmemAlign + kBarrierOffset + kBarrierBytes;
+  // The staged epilogue's stores by TMA (epilogue.cuh; the host decides per problem): where a staged row is a
+  // swizzle span (32, 64 or 128 bytes; the staging is swizzled as TMA swizzles it) and a warpgroup's staging
+  // keeps the 1024-byte blocks.
+  static constexpr int kEpilogueRowBytes = kEpilogueColumns * kElemBytes;
+  static constexpr bool kTmaStoreC = kStagedEpilogue &&
+                                     (kEpilogueRowBytes == 32 || kEpilogueRowBytes == 64 || kEpilogueRowBytes == 128) &&
+                                     kEpilogueWarpgroupBytes % kSmemAlign == 0;
 
   // Operands that may come by TMA (tma.hpp); whether they do is decided per problem (row pitch, extents,
   // unit stride for bwd_data, channels per group a multiple of tile_k for im2col).

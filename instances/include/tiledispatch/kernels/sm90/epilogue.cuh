@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "tiledispatch/kernels/implicit_gemm_kernel.cuh"
+#include "tiledispatch/kernels/sm90/tma.hpp"
 
 namespace tiledispatch::kernels::sm90 {
 
@@ -91,8 +92,11 @@ __device__ __forceinline__ void write_block(const View& view, const typename Vie
 // warp writes its accumulators as 8x8 matrices with stmatrix (the wgmma fragment is stmatrix's register
 // layout), the warpgroup synchronises on its named barrier, and each thread stores 16-byte chunks of whole rows,
 // a warp covering 128 contiguous bytes of each of 4 rows. The 16-byte chunks of a staged row are XOR-swizzled
-// by the row, so that the 8 rows of an 8x8 matrix and the chunks of one row fall in different banks. Each row's
-// output address (View::CInfo) is computed once per tile, by one thread, into the row's slot after the values.
+// as TMA swizzles rows of that width (chunk_offset). Each row's output address (View::CInfo) is computed once
+// per tile, by one thread, into the row's slot after the values.
+// With `c_map` (Cfg::kTmaStoreC, where the host found the output a matrix of the GEMM's rows) one thread stores
+// each staged 64-row block by TMA instead: the staged rows are already TMA's swizzled boxes, the stores
+// run asynchronously while the warpgroup goes on, and only a rewrite of the staging waits for their reads.
 template <class Cfg>
 struct StagedEpilogue {
   using Index = typename Cfg::Index;
@@ -103,20 +107,23 @@ struct StagedEpilogue {
   static constexpr int kColumns = Cfg::kEpilogueColumns;
   static constexpr int kChunks = kColumns / 8;  // 16-byte chunks of a staged row
   static constexpr int kSlices = Cfg::kWarpgroupMmaN / kColumns;
-  static constexpr int kSwizzle = kChunks < 8 ? kChunks : 8;
+  static constexpr int kRowBytes = kColumns * int(sizeof(Element));
   static constexpr size_t kValueBytes = size_t(kRows) * kColumns * sizeof(Element);
   static_assert(sizeof(CInfo) <= Cfg::kEpilogueRowInfoBytes, "a row's output address fits its slot");
   static_assert(kChunks % 2 == 0 && kRows % 64 == 0, "stmatrix x4 covers two 8-column blocks of 16 rows");
 
+  // TMA's swizzle of kRowBytes-wide rows (32, 64 or 128 bytes, from a 1024-byte boundary): address bits 4..
+  // XOR bits 7.., so that the 8 rows of an 8x8 matrix, and the chunks of a row, fall in different banks.
   __device__ static uint32_t chunk_offset(int row, int chunk) {
-    return uint32_t(row * kColumns * int(sizeof(Element)) + ((chunk ^ (row % kSwizzle)) * 16));
+    const uint32_t bytes = uint32_t(row * kRowBytes + chunk * 16);
+    return bytes ^ (((bytes >> 7) & uint32_t(kChunks - 1)) << 4);
   }
 
   // `staging`: this warpgroup's shared memory (Cfg::kEpilogueWarpgroupBytes), `warpgroup` its index among
   // the CTA's consumer warpgroups (its named barrier is 1 + warpgroup).
   template <class ThrMma, class Accum>
   __device__ static void store(const ThrMma& thr_mma, const Accum& accum, const View& view, Index m0, Index n0,
-                               Element* gC, unsigned char* staging, int warpgroup) {
+                               Element* gC, unsigned char* staging, int warpgroup, const CUtensorMap* c_map) {
     using namespace cute;
     static_assert(decltype(size<0, 2>(accum))::value * 8 == Cfg::kWarpgroupMmaN &&
                       decltype(size<1>(accum))::value * 64 == kRows && decltype(size<2>(accum))::value == 1,
@@ -136,14 +143,23 @@ struct StagedEpilogue {
     const int col0 = get<1>(tCcC(0)) - 2 * (lane % 4);
     auto* rows = reinterpret_cast<CInfo*>(staging + kValueBytes);
     const uint32_t values = uint32_t(__cvta_generic_to_shared(staging));
-    sync(barrier);  // the warpgroup's reads of the previous tile are done
-    CUTE_UNROLL
-    for (int mm = 0; mm < kRows / 64; ++mm) {
-      if (thread < 64) rows[64 * mm + thread] = view.c_prepare(m0 + block_row[mm] + thread);
+    const bool by_tma = Cfg::kTmaStoreC && c_map != nullptr;
+    const auto staging_free = [&] {  // the warpgroup's reads of the staging, and TMA's, are done
+      if constexpr (Cfg::kTmaStoreC) {
+        if (by_tma && thread == 0) tma_store_wait_read();
+      }
+      sync(barrier);
+    };
+    staging_free();
+    if (!by_tma) {
+      CUTE_UNROLL
+      for (int mm = 0; mm < kRows / 64; ++mm) {
+        if (thread < 64) rows[64 * mm + thread] = view.c_prepare(m0 + block_row[mm] + thread);
+      }
     }
     CUTE_UNROLL
     for (int slice = 0; slice < kSlices; ++slice) {
-      if (slice > 0) sync(barrier);
+      if (slice > 0) staging_free();
       CUTE_UNROLL
       for (int mm = 0; mm < kRows / 64; ++mm) {
         CUTE_UNROLL
@@ -162,6 +178,22 @@ struct StagedEpilogue {
                            values + chunk_offset(row, b + matrix / 2)),
                        "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
                        : "memory");
+        }
+      }
+      if constexpr (Cfg::kTmaStoreC) {
+        if (by_tma) {
+          fence_smem_for_tma();
+          sync(barrier);
+          const Index n = n0 + Index(col0 + slice * kColumns);
+          if (thread == 0 && n < view.s.gemm_n) {
+            CUTE_UNROLL
+            for (int mm = 0; mm < kRows / 64; ++mm) {
+              tma_store_2d(c_map, staging + size_t(64 * mm) * kColumns * sizeof(Element),
+                           int32_t(view.c_column_base() + n), int32_t(m0 + block_row[mm]));
+            }
+            tma_store_commit();
+          }
+          continue;
         }
       }
       sync(barrier);
@@ -189,10 +221,11 @@ struct DirectEpilogue {
   // configuration has it and the results go to the output.
   template <class ThrMma, class Accum>
   __device__ static void store(const ThrMma& thr_mma, const Accum& accum, const View& view, Index m0, Index n0,
-                               Element* gC, float* partial, unsigned char* staging, int warpgroup) {
+                               Element* gC, float* partial, unsigned char* staging, int warpgroup,
+                               const CUtensorMap* c_map) {
     if constexpr (Cfg::kStagedEpilogue) {
       if (partial == nullptr) {
-        StagedEpilogue<Cfg>::store(thr_mma, accum, view, m0, n0, gC, staging, warpgroup);
+        StagedEpilogue<Cfg>::store(thr_mma, accum, view, m0, n0, gC, staging, warpgroup, c_map);
         return;
       }
     }

@@ -45,6 +45,10 @@ struct Sm90Params {
   int count;
   int64_t units;  // the units of all `count` GEMMs
   float* fold;    // the outer accumulators, a tile per CTA, where a split's chain exceeds kFoldTiles
+  // The output as a matrix for the staged epilogue's TMA stores (Sm90Config::kTmaStoreC; launches of one GEMM
+  // whose output rows are its GEMM rows, set by the host): (columns of all groups, GEMM rows).
+  CUtensorMap c;
+  bool use_c;
 
   struct Located {
     int gemm;
@@ -66,6 +70,8 @@ struct Sm90Params {
     one.count = 1;
     one.units = units;
     one.fold = fold;
+    one.c = c;
+    one.use_c = use_c;
     return one;
   }
 };
@@ -109,8 +115,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       (reinterpret_cast<uintptr_t>(smem_dynamic) + kSmemAlign - 1) / kSmemAlign * kSmemAlign);
   auto* smem_a = reinterpret_cast<ElementMma*>(smem);
   auto* smem_b = smem_a + cosize(typename Cfg::SmemLayoutA{});
-  auto* barriers = reinterpret_cast<uint64_t*>(smem + Cfg::kOperandSmemBytes);
-  unsigned char* staging = smem + Cfg::kOperandSmemBytes + Cfg::kBarrierBytes;  // the staged epilogue's
+  auto* barriers = reinterpret_cast<uint64_t*>(smem + Cfg::kBarrierOffset);
+  unsigned char* staging = smem + Cfg::kStagingOffset;  // the staged epilogue's
   Tensor sA = make_tensor(make_smem_ptr(smem_a), typename Cfg::SmemLayoutA{});  // (TILE_M,TILE_K,PIPE)
   Tensor sB = make_tensor(make_smem_ptr(smem_b), typename Cfg::SmemLayoutB{});  // (TILE_N,TILE_K,PIPE)
   // The diagonal kernel's B stages in the same space: (per-group N, per-group K, GM, PIPE).
@@ -221,9 +227,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                                                     : gemm.gemm.partial + int64_t(w.split) * gemm.gemm.partial_slice;
       DirectEpilogue<Cfg>::store(thr_mma, accum, view, Index(w.tile_m) * Cfg::kTileM,
                                  Index(w.tile_n) * Cfg::kTileN, static_cast<Element*>(gemm.gemm.c), partial,
-                                 staging + warpgroup * Cfg::kEpilogueWarpgroupBytes, warpgroup);
+                                 staging + warpgroup * Cfg::kEpilogueWarpgroupBytes, warpgroup,
+                                 params.use_c ? &params.c : nullptr);
       if constexpr (Cfg::kPingPong) skip_unit(u + gridDim.x);
     }
+    // the staging must outlive the TMA stores that read it, and the output be written before dependents run
+    if (Cfg::kTmaStoreC && params.use_c && thread % kWarpgroupThreads == 0) tma_store_wait_all();
     asm volatile("griddepcontrol.wait;" ::: "memory");
   }
 #endif

@@ -161,6 +161,23 @@ __device__ __forceinline__ void tma_load_2d(const CUtensorMap* map, uint64_t* ba
       : "memory");
 }
 
+// The store side (the staged epilogue, epilogue.cuh): a box from shared memory to the tensor at (c0, c1), the
+// elements outside the tensor dropped. Shared-memory writes of the generic proxy (stmatrix) must be fenced
+// before the async proxy reads them; a store group's reads must be done before its shared memory is rewritten.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* smem, int32_t c0, int32_t c1) {
+  const uint32_t smem_addr = uint32_t(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
+               :
+               : "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr), "r"(c0), "r"(c1)
+               : "memory");
+}
+__device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void tma_store_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
+__device__ __forceinline__ void tma_store_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+__device__ __forceinline__ void fence_smem_for_tma() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
 __device__ __forceinline__ void tma_load_3d(const CUtensorMap* map, uint64_t* barrier, void* smem, int32_t c0,
                                             int32_t c1, int32_t c2) {
   const uint32_t smem_addr = uint32_t(__cvta_generic_to_shared(smem));
