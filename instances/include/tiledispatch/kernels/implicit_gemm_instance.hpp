@@ -762,7 +762,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       // TMA's coordinates are 32-bit; a tile's last rows may lie past GEMM M
       if (int64_t(shape.gemm_m) + Traits::kTileM > int64_t(INT32_MAX) || columns > int64_t(INT32_MAX)) return;
       const uint64_t extents[2] = {uint64_t(columns), uint64_t(shape.gemm_m)};
-      const uint64_t pitch_bytes[1] = {uint64_t(columns) * 2};
+      const uint64_t pitch_bytes[1] = {uint64_t(columns) * uint64_t(Sm90::kElemBytes)};
       const uint32_t box[2] = {uint32_t(Sm90::kEpilogueColumns), 64u};
       sm90.use_c = kernels::sm90::encode_tma_tiled(sm90.c, Traits::kDataType, params.c, 2, extents, pitch_bytes, box,
                                                    Sm90::kEpilogueRowBytes);
