@@ -4,9 +4,10 @@
 whatever ``-j`` says (a user's ``-j16`` on a 24 GiB machine would otherwise start 16 nvcc of up to 12 GB):
 td_nvcc gives each compile one of that many slots and SCons never runs two compiles of one slot together.
 
-nvcc's peak memory grows with the instances in a unit. Measured with nvcc 13.0 on the implicit-GEMM template
-(2025-11, tiny rule set, sm_90a): a 1-instance unit peaks at 2.1 GB resident, a 10-instance unit at 5.4 GB;
-``memory_per_nvcc`` is that line, rounded up.
+nvcc's peak memory grows with the instances in a unit. ``memory_per_nvcc`` is the line first measured with
+nvcc 13.0 on the first-generation template (a 1-instance unit at 2.1 GB resident, a 10-instance unit at
+5.4 GB), rounded up. On today's Hopper kernels (docs/performance.md, "Compile time with the TMA stores") units
+peak at 1.1-1.2 GiB for one instance and 3.6-6.3 GiB for the 25 a unit holds, under the line's 11.8 GiB.
 """
 
 from __future__ import annotations
