@@ -72,6 +72,11 @@ class HopperPlan(BaseModel):
         return WARPGROUP_THREADS * (1 + self.consumer_warpgroups)
 
 
+def align_up(value: int, to: int) -> int:
+    """``value`` rounded up to a multiple of ``to``."""
+    return (value + to - 1) // to * to
+
+
 def is_transposed(c: KernelConfig) -> bool:
     """Whether the Hopper kernel computes ``c``'s tile transposed (``Sm90Config::kTransposed``): bwd_weight
     whose tile_m (K/G's extent) is not a multiple of 64, wgmma's least M per warpgroup, while tile_n is."""
@@ -126,7 +131,7 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
     stages = min_stages if fill < min_stages else min(fill, MAX_STAGES)
     operand_bytes = stages * stage_bytes
     if staged:
-        operand_bytes = -(-operand_bytes // SMEM_ALIGN) * SMEM_ALIGN + epilogue
+        operand_bytes = align_up(operand_bytes, SMEM_ALIGN) + epilogue
     smem = SMEM_ALIGN + operand_bytes + barrier_bytes
     accumulators = c.tile_m * c.tile_n // (WARPGROUP_THREADS * tile_warpgroups)
     reasons = (

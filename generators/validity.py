@@ -27,7 +27,7 @@ from generators.enums import (
     Specialization,
     StreamKReduction,
 )
-from generators.hopper import hopper_plan
+from generators.hopper import align_up, hopper_plan
 
 ACCUMULATOR_BYTES = 4
 EPILOGUE_ROW_PAD = 4
@@ -123,10 +123,6 @@ def tile_splits(tile: int, waves: int, warp_tile: int) -> bool:
 # --- implicit GEMM --------------------------------------------------------------------------------------
 
 
-def _align(value: int, to: int) -> int:
-    return (value + to - 1) // to * to
-
-
 def mainloop_smem_bytes(c: KernelConfig, arch: ArchSpec) -> int:
     """The operand stages: stages x (tile_m + tile_n) x tile_k x sizeof(dtype) (``kMainloopSmemBytes``)."""
     stages = arch.smem_stages(c.pipeline, c.double_smem_buffer)
@@ -151,7 +147,7 @@ def fold_smem_bytes(c: KernelConfig, arch: ArchSpec) -> int:
     if 2 * per_thread <= arch.max_accumulators_per_thread:
         return 0
     slots = c.threads * per_thread * ACCUMULATOR_BYTES
-    if _align(mainloop_smem_bytes(c, arch), SMEM_ALIGN) + slots > arch.smem_per_block_bytes:
+    if align_up(mainloop_smem_bytes(c, arch), SMEM_ALIGN) + slots > arch.smem_per_block_bytes:
         return 0
     return slots
 
@@ -162,7 +158,7 @@ def smem_bytes(c: KernelConfig, arch: ArchSpec) -> int:
     accumulator tile, which reuses the stages' memory after the main loop."""
     mainloop = mainloop_smem_bytes(c, arch)
     fold = fold_smem_bytes(c, arch)
-    stages = _align(mainloop, SMEM_ALIGN) + fold if fold else mainloop
+    stages = align_up(mainloop, SMEM_ALIGN) + fold if fold else mainloop
     return max(stages, accumulator_tile_smem_bytes(c))
 
 
@@ -481,7 +477,7 @@ def bwd_data_dy_hi(extent: int, filter_size: int, stride: int, pad: int) -> int:
 def depthwise_threads(c: DepthwiseConfig) -> int:
     """Threads of a block: one per (sub-tile, channel group); bwd_weight launches whole warps."""
     threads = (c.tile_h // c.sub_h) * (c.tile_w // c.sub_w) * c.nbatch
-    return _align(threads, WARP_SIZE) if c.direction is Direction.BWD_WEIGHT else threads
+    return align_up(threads, WARP_SIZE) if c.direction is Direction.BWD_WEIGHT else threads
 
 
 def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
@@ -512,15 +508,15 @@ def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
             - bwd_data_dy_lo(c.filter, c.stride_w, c.pad_w)
             + 1
         )
-        row_positions = _align(halo_w, c.sub_w // c.stride_w)
-        slice_bytes = _align(halo_h * row_positions * channels * element, SMEM_ALIGN)
+        row_positions = align_up(halo_w, c.sub_w // c.stride_w)
+        slice_bytes = align_up(halo_h * row_positions * channels * element, SMEM_ALIGN)
         return depth * slice_bytes + depth * weights
     in_h = (c.tile_h - 1) * c.stride_h + c.filter
     in_w = (c.tile_w - 1) * c.stride_w + c.filter
-    row_positions = _align(in_w, c.sub_w * c.stride_w)
-    halo = _align(in_h * row_positions * channels * element, SMEM_ALIGN)
+    row_positions = align_up(in_w, c.sub_w * c.stride_w)
+    halo = align_up(in_h * row_positions * channels * element, SMEM_ALIGN)
     if c.direction is Direction.BWD_WEIGHT:
-        dy_tile = _align(c.tile_h * c.tile_w * channels * element, SMEM_ALIGN)
+        dy_tile = align_up(c.tile_h * c.tile_w * channels * element, SMEM_ALIGN)
         return halo + dy_tile + depthwise_threads(c) // WARP_SIZE * weights
     return depth * halo + depth * weights
 

@@ -186,10 +186,10 @@ struct StagedEpilogue {
           sync(barrier);
           const Index n = n0 + Index(col0 + slice * kColumns);
           if (thread == 0 && n < view.s.gemm_n) {
+            const int32_t column = int32_t(view.c_column_base() + n);
             CUTE_UNROLL
             for (int mm = 0; mm < kRows / 64; ++mm) {
-              tma_store_2d(c_map, staging + size_t(64 * mm) * kColumns * sizeof(Element),
-                           int32_t(view.c_column_base() + n), int32_t(m0 + block_row[mm]));
+              tma_store_2d(c_map, staging + size_t(64 * mm) * kRowBytes, column, int32_t(m0 + block_row[mm]));
             }
             tma_store_commit();
           }
