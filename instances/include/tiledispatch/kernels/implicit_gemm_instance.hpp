@@ -483,15 +483,20 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   }
 
   // The phases' filters gathered into the workspace, then every phase in one launch of the Hopper kernel where
-  // it can carry them (batch_phases); else zeros where a phase has no taps and one unit-stride GEMM per phase
-  // with taps (the workspace after the filters serves each phase's paired weights in turn).
+  // it can carry them (batch_phases), launched as a programmatic dependent of the gather: the launch and the
+  // CTAs' setup overlap the gather, and the producer waits for the filters before its first load. Else zeros
+  // where a phase has no taps and one unit-stride GEMM per phase with taps (the workspace after the filters
+  // serves each phase's paired weights in turn).
   cudaError_t run_phases(const ConvProblem& p, const ConvArgs& args, const kernels::StridePhases& phases) const {
     using Element = typename Config::ElementGlobal;
     auto* filters = static_cast<Element*>(args.workspace);
     TD_RETURN_IF_CUDA_ERROR(kernels::gather_phase_filters<Element>(p, phases, args.weight, filters, args.stream));
     if constexpr (Sm90::kBuildable && Sm90::kMaxGemms > 1) {
       Sm90Launch sm90{};
-      if (batch_phases(p, args, phases, sm90)) return launch_sm90_params(sm90, args.stream, false);
+      if (batch_phases(p, args, phases, sm90)) {
+        sm90.operands_from_predecessor = true;
+        return launch_sm90_params(sm90, args.stream, true);
+      }
     }
     if (phases.zero_phases) {
       TD_RETURN_IF_CUDA_ERROR(kernels::zero_phase_pixels<Element>(p, phases, args.input, args.stream));

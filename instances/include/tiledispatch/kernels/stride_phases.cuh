@@ -18,6 +18,10 @@ namespace tiledispatch::kernels {
 template <class Vector, class Index>
 __global__ void gather_phase_filters_kernel(const StridePhases phases, const Vector* __restrict__ weights,
                                             Vector* __restrict__ filters, Index count, Index cg_vectors, int width) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // The phases' launch may start now (it waits for these filters before it loads any: a programmatic dependent)
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
   const int fy = phases.filter[1], fx = phases.filter[2], taps = phases.filter[0] * fy * fx;
   for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += Index(gridDim.x) * blockDim.x) {
     const Index row = i / cg_vectors;  // (k, tap)

@@ -49,6 +49,10 @@ struct Sm90Params {
   // whose output rows are its GEMM rows, set by the host): (columns of all groups, GEMM rows).
   CUtensorMap c;
   bool use_c;
+  // The operands come from the kernel launched just before (bwd_data's phase filters, gathered on every run)
+  // and this launch is its programmatic dependent: the producer waits for that kernel before its first load,
+  // and everything else (the CTAs' setup, the consumers) starts as that kernel runs.
+  bool operands_from_predecessor;
 
   struct Located {
     int gemm;
@@ -72,6 +76,7 @@ struct Sm90Params {
     one.fold = fold;
     one.c = c;
     one.use_c = use_c;
+    one.operands_from_predecessor = operands_from_predecessor;
     return one;
   }
 };
@@ -143,6 +148,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   if (threadIdx.x < Cfg::kProducerThreads) {
     if constexpr (Cfg::kReallocatesRegisters) cutlass::arch::warpgroup_reg_dealloc<Cfg::kProducerRegisters>();
     if (!gathers && threadIdx.x != 0) return;  // TMA moves both operands: one thread issues it all
+    if (params.operands_from_predecessor) asm volatile("griddepcontrol.wait;" ::: "memory");
     for (int64_t u = blockIdx.x; u < params.units; u += gridDim.x) {
       const auto at = params.locate(u);
       const auto& w = at.unit;
