@@ -621,11 +621,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       bool tma = true) {
     kernels::sm90::Sm90Gemm<typename Config::Index> gemm{};
     gemm.gemm = params;
-    gemm.schedule.tiles_m = params.tiles_m;
-    gemm.schedule.tiles_n = int(ceil_div(int64_t(params.shape.gemm_n), Traits::kTileN));
-    gemm.schedule.k_batch = k_batch;
-    gemm.schedule.units =
-        int64_t(gemm.schedule.tiles_m) * gemm.schedule.tiles_n * (p.G / Traits::kNumGroupsToMerge) * k_batch;
+    gemm.schedule = kernels::sm90::TileSchedule::of(
+        params.tiles_m, int(ceil_div(int64_t(params.shape.gemm_n), Traits::kTileN)), p.G / Traits::kNumGroupsToMerge,
+        k_batch);
     if (tma) describe_tma_operands<Sm90>(p, params, gemm.tma);
     if constexpr (Sm90::kHasColumns) {
       // the column variant where the swizzled stages would gather the operand it takes by TMA

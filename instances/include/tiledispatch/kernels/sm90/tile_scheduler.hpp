@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "tiledispatch/kernels/conv_gemm_view.hpp"
+#include "tiledispatch/kernels/fast_division.hpp"
 
 namespace tiledispatch::kernels::sm90 {
 
@@ -14,6 +15,24 @@ struct TileSchedule {
   int tiles_n;
   int k_batch;
   int64_t units;  // tiles_m * tiles_n * group blocks * k_batch
+  // The three divisors as multipliers (fast_division.hpp), where `units` fits 31 bits: every CTA's producer
+  // and consumers decompose every unit, and 64-bit divisions there held the stride phases' short units up.
+  bool fast;
+  FastDivisor by_m, by_n, by_split;
+
+  // Host: the schedule of tiles_m x tiles_n tiles x `group_blocks` x k_batch splits.
+  static TileSchedule of(int tiles_m, int tiles_n, int64_t group_blocks, int k_batch) {
+    TileSchedule s{};
+    s.tiles_m = tiles_m;
+    s.tiles_n = tiles_n;
+    s.k_batch = k_batch;
+    s.units = int64_t(tiles_m) * tiles_n * group_blocks * k_batch;
+    s.fast = FastDivisor::fits(s.units);
+    s.by_m = FastDivisor::of(uint32_t(tiles_m));
+    s.by_n = FastDivisor::of(uint32_t(tiles_n));
+    s.by_split = FastDivisor::of(uint32_t(k_batch));
+    return s;
+  }
 
   struct Unit {
     int tile_m, tile_n, split;
@@ -22,6 +41,16 @@ struct TileSchedule {
 
   TD_HOST_DEVICE Unit unit(int64_t u) const {
     Unit w{};
+    if (fast) {
+      uint32_t rest = 0, v = by_m.divide(uint32_t(u), rest);
+      w.tile_m = int(rest);
+      v = by_n.divide(v, rest);
+      w.tile_n = int(rest);
+      v = by_split.divide(v, rest);
+      w.split = int(rest);
+      w.group_block = int64_t(v);
+      return w;
+    }
     w.tile_m = int(u % tiles_m);
     u /= tiles_m;
     w.tile_n = int(u % tiles_n);
