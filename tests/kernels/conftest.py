@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -63,3 +64,15 @@ def run_host_program(source: Path, out_dir: Path, timeout_s: int = 300) -> subpr
     )
     assert built.returncode == 0, built.stderr[-4000:]
     return subprocess.run([str(binary)], capture_output=True, text=True, check=False, timeout=timeout_s)
+
+
+def run_host_check(source: Path, out_dir: Path, least_checked: int) -> str:
+    """Run a host check program (run_host_program) that prints "checked N mismatches M": it must exit 0 with
+    no mismatches after more than `least_checked` comparisons. Returns its stdout for further counts."""
+    ran = run_host_program(source, out_dir)
+    found = re.search(r"checked (\d+) mismatches (\d+)", ran.stdout)
+    assert found, ran.stdout + ran.stderr
+    checked, mismatches = int(found[1]), int(found[2])
+    assert mismatches == 0 and ran.returncode == 0, ran.stdout[-3000:]
+    assert checked > least_checked, f"only {checked} comparisons"
+    return ran.stdout

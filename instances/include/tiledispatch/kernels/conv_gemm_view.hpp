@@ -26,15 +26,10 @@
 
 #include <cstdint>
 
+#include "tiledispatch/kernels/host_device.hpp"
 #include "tiledispatch/runtime/direction.hpp"
 #include "tiledispatch/runtime/problem.hpp"
 #include "tiledispatch/runtime/types.hpp"
-
-#if defined(__CUDACC__)
-#define TD_HOST_DEVICE __host__ __device__ __forceinline__
-#else
-#define TD_HOST_DEVICE inline
-#endif
 
 namespace tiledispatch::kernels {
 

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "tiledispatch/kernels/conv_gemm_view.hpp"
+#include "tiledispatch/kernels/host_device.hpp"
 
 namespace tiledispatch::kernels {
 

@@ -11,21 +11,16 @@
 namespace tiledispatch::kernels::sm90 {
 
 struct TileSchedule {
-  int tiles_m;
-  int tiles_n;
-  int k_batch;
-  int64_t units;  // tiles_m * tiles_n * group blocks * k_batch
-  // The three divisors as multipliers (fast_division.hpp), where `units` fits 31 bits: every CTA's producer
-  // and consumers decompose every unit, and 64-bit divisions there held the stride phases' short units up.
-  bool fast;
+  // tiles_m, tiles_n and k_batch as divisors; as multipliers (fast_division.hpp) where `units` fits 31 bits
+  // (`fast`): every CTA's producer and consumers decompose every unit, and 64-bit divisions there held the
+  // stride phases' short units up.
   FastDivisor by_m, by_n, by_split;
+  bool fast;
+  int64_t units;  // tiles_m * tiles_n * group blocks * k_batch
 
   // Host: the schedule of tiles_m x tiles_n tiles x `group_blocks` x k_batch splits.
   static TileSchedule of(int tiles_m, int tiles_n, int64_t group_blocks, int k_batch) {
     TileSchedule s{};
-    s.tiles_m = tiles_m;
-    s.tiles_n = tiles_n;
-    s.k_batch = k_batch;
     s.units = int64_t(tiles_m) * tiles_n * group_blocks * k_batch;
     s.fast = FastDivisor::fits(s.units);
     s.by_m = FastDivisor::of(uint32_t(tiles_m));
@@ -51,6 +46,7 @@ struct TileSchedule {
       w.group_block = int64_t(v);
       return w;
     }
+    const int64_t tiles_m = by_m.divisor, tiles_n = by_n.divisor, k_batch = by_split.divisor;
     w.tile_m = int(u % tiles_m);
     u /= tiles_m;
     w.tile_n = int(u % tiles_n);
