@@ -8,8 +8,10 @@ geometric mean of the ratio per category (dense; grouped with C/G >= 16; small_c
 depthwise, G = C = K, 2D or 3D; 3d, every other 3D layer: the categories of issues 9 and 10), and per
 category, dtype and direction, as those issues set their targets. Beside our TFLOP/s, our GB/s (each
 tensor the direction touches moved once: input + weights + output) and its fraction of the HBM roofline
-(ROOFLINE_GBPS), which is what a bandwidth-bound kernel (depthwise) is measured by. Prints a Markdown table
-and writes it (.md), a CSV and a PNG chart.
+(ROOFLINE_GBPS), which is what a bandwidth-bound kernel (depthwise) is measured by, and beside it the GB/s of
+a device-to-device copy that moves the same bytes (half read, half written) in the same run, timed the same
+way: what this GPU reaches at that size, the practical ceiling of a bandwidth-bound kernel. Prints a Markdown
+table and writes it (.md), a CSV and a PNG chart.
 
 PyTorch is imported only when cuDNN is timed, so this module loads on machines without it.
 
@@ -31,7 +33,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -176,6 +178,8 @@ class Comparison(BaseModel):
     cudnn_tflops: float | None
     ours_gbps: float | None = None
     """Our GB/s: the problem's min_bytes in our time."""
+    copy_gbps: float | None = None
+    """GB/s of a device-to-device copy of the problem's min_bytes (half read, half written), same run."""
 
     @property
     def ratio(self) -> float | None:
@@ -187,10 +191,27 @@ class Comparison(BaseModel):
     def roofline_fraction(self) -> float | None:
         return None if self.ours_gbps is None else self.ours_gbps / ROOFLINE_GBPS
 
+    @property
+    def copy_fraction(self) -> float | None:
+        """Our GB/s as a fraction of the copy's: 1.0 is as fast as copying the same bytes."""
+        if self.ours_gbps is None or not self.copy_gbps:
+            return None
+        return self.ours_gbps / self.copy_gbps
+
 
 def achieved_gbps(problem: Problem, dtype: DType, tflops: float) -> float:
     """GB/s of a run at `tflops`: the problem's min_bytes in the time its flops take at that rate."""
     return problem.min_bytes(dtype) * tflops * 1e3 / problem.flops()
+
+
+def copy_gbps(problem: Problem, dtype: DType, copy_ms: float) -> float:
+    """GB/s of the reference copy of `problem`'s min_bytes that took `copy_ms`."""
+    return problem.min_bytes(dtype) / (copy_ms * 1e6)
+
+
+def copy_buffer_bytes(problem: Problem, dtype: DType) -> int:
+    """Bytes of each of the copy's two buffers: half of min_bytes, so that the copy moves all of it."""
+    return math.ceil(problem.min_bytes(dtype) / 2)
 
 
 def category_of(problem: Problem) -> Category:
@@ -326,13 +347,14 @@ def _fmt(value: float | None, digits: int = 1) -> str:
 def format_table(rows: Sequence[Comparison], means: dict[Category, float]) -> str:
     lines = [
         "| problem | category | direction | dtype | ours TFLOP/s | ours GB/s "
-        f"| of {ROOFLINE_GBPS / 1000:.1f} TB/s | cuDNN TFLOP/s | ours / cuDNN |",
-        "|---|---|---|---|---:|---:|---:|---:|---:|",
+        f"| of {ROOFLINE_GBPS / 1000:.1f} TB/s | copy GB/s | of copy | cuDNN TFLOP/s | ours / cuDNN |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
             f"| {r.problem} | {r.category} | {r.direction} | {r.dtype} | {_fmt(r.ours_tflops)} | "
-            f"{_fmt(r.ours_gbps, 0)} | {_fmt(r.roofline_fraction, 2)} | {_fmt(r.cudnn_tflops)} | "
+            f"{_fmt(r.ours_gbps, 0)} | {_fmt(r.roofline_fraction, 2)} | {_fmt(r.copy_gbps, 0)} | "
+            f"{_fmt(r.copy_fraction, 2)} | {_fmt(r.cudnn_tflops)} | "
             f"{_fmt(r.ratio, 2)} |"
         )
     lines += ["", "| category | geometric mean ours / cuDNN |", "|---|---:|"]
@@ -366,6 +388,8 @@ def write_csv(path: Path, rows: Sequence[Comparison]) -> None:
             "ratio",
             "ours_gbps",
             "roofline_fraction",
+            "copy_gbps",
+            "copy_fraction",
         ]
     )
     for r in rows:
@@ -382,6 +406,8 @@ def write_csv(path: Path, rows: Sequence[Comparison]) -> None:
                 _fmt(r.ratio, 4),
                 _fmt(r.ours_gbps, 1),
                 _fmt(r.roofline_fraction, 4),
+                _fmt(r.copy_gbps, 1),
+                _fmt(r.copy_fraction, 4),
             ]
         )
     write_atomic(path, out.getvalue().encode())
@@ -496,7 +522,24 @@ def time_cudnn(problem: Problem, direction: Direction, dtype: DType, warmup: int
             dy, x, w, None, stride, pad, dilation, False, [0] * nd, problem.G, mask[direction]
         )
 
-    flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.uint8, device=dev)
+    return event_timed(step, warmup, repeat)
+
+
+def time_copy(nbytes: int, warmup: int, repeat: int) -> float:
+    """Milliseconds of a device-to-device copy of `nbytes` (so 2 x nbytes moved), timed as cuDNN is."""
+    import torch
+
+    src = torch.empty(nbytes, dtype=torch.uint8, device="cuda").random_(0, 256)
+    dst = torch.empty_like(src)
+    return event_timed(lambda: dst.copy_(src), warmup, repeat)
+
+
+def event_timed(step: Callable[[], object], warmup: int, repeat: int) -> float:
+    """Milliseconds of `step`: after `warmup` untimed calls, CUDNN_ROUNDS rounds of `repeat` CUDA-event-timed
+    calls, each after an L2 flush; the best round's median."""
+    import torch
+
+    flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.uint8, device="cuda")
     for _ in range(warmup):
         step()
     medians = []
@@ -523,6 +566,7 @@ def compare(
 ) -> list[Comparison]:
     rows = []
     for p in problems:
+        copy_ms = {dtype: time_copy(copy_buffer_bytes(p, dtype), warmup, repeat) for dtype in dtypes}
         for direction in directions:
             for dtype in dtypes:
                 mine = ours.get((p.index, direction, dtype))
@@ -538,6 +582,7 @@ def compare(
                         ours_kernel=mine[1] if mine else "",
                         cudnn_tflops=p.flops() / (ms * 1e9),
                         ours_gbps=achieved_gbps(p, dtype, mine[0]) if mine else None,
+                        copy_gbps=copy_gbps(p, dtype, copy_ms[dtype]),
                     )
                 )
                 print(

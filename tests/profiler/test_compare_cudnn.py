@@ -105,9 +105,15 @@ def test_bandwidth_counts_each_tensor_once(cc: ModuleType, tmp_path: Path) -> No
         ours_kernel="k",
         cudnn_tflops=0.5,
         ours_gbps=2400.0,
+        copy_gbps=3200.0,
     )
     assert row.roofline_fraction == pytest.approx(2400.0 / cc.ROOFLINE_GBPS)
-    assert "| dw | depthwise | fwd | fp16 | 1.0 | 2400 | 0.80 | 0.5 | 2.00 |" in cc.format_table([row], {})
+    assert row.copy_fraction == pytest.approx(0.75)
+    line = "| dw | depthwise | fwd | fp16 | 1.0 | 2400 | 0.80 | 3200 | 0.75 | 0.5 | 2.00 |"
+    assert line in cc.format_table([row], {})
+    # The reference copy moves min_bytes in all: two buffers of half of it; 1 ms for all of it is its GB/s.
+    assert 2 * cc.copy_buffer_bytes(p, "fp16") == p.min_bytes("fp16")
+    assert cc.copy_gbps(p, "fp32", 1.0) == pytest.approx(4 * elements / 1e-3 / 1e9)
 
 
 def test_best_ours_takes_the_fastest_verified_valid_result(cc: ModuleType) -> None:
@@ -183,8 +189,8 @@ def test_geomean_table_and_csv(cc: ModuleType, tmp_path: Path) -> None:
     means = cc.geomean_by_category(rows)
     assert means == {"dense": pytest.approx(1.0), "grouped": pytest.approx(3.0)}
     text = cc.format_table(rows, means)
-    assert "| a | dense | fwd | fp16 | 100.0 | - | - | 200.0 | 0.50 |" in text
-    assert "| d | depthwise | fwd | fp16 | - | - | - | 5.0 | - |" in text
+    assert "| a | dense | fwd | fp16 | 100.0 | - | - | - | - | 200.0 | 0.50 |" in text
+    assert "| d | depthwise | fwd | fp16 | - | - | - | - | - | 5.0 | - |" in text
     assert "| grouped | 3.00 |" in text and "| depthwise |" not in text.split("geometric mean")[1]
     # Per category, dtype and direction, with the rows counted; nothing for a category none of whose rows ran.
     assert "| dense | fp16 | 1.00 (2) | - | - |" in text
