@@ -336,3 +336,38 @@ def test_select_ndims_renumbers(cc: ModuleType, tmp_path: Path) -> None:
     problems = cc.read_problems(path)
     assert [(p.name, p.index) for p in cc.select_ndims(problems, [3], path)] == [("b", 0)]
     assert cc.select_ndims(problems, [2, 3], path) == problems
+
+
+def test_compare_times_one_copy_per_problem_and_dtype(
+    cc: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Timers replaced (no GPU): the copy of a (problem, dtype) is timed once and its GB/s reaches the rows of
+    # every direction; our GB/s and the fractions follow from the times.
+    problems = cc.read_problems(
+        table(
+            tmp_path,
+            [
+                "dw,8,64,64,64,1,56,56,1,3,3,1,1,1,0,1,1,1,1,1",
+                "dense,4,32,32,1,1,14,14,1,3,3,1,1,1,0,1,1,1,1,1",
+            ],
+        )
+    )
+    copies: list[int] = []
+
+    def fake_copy(nbytes: int, warmup: int, repeat: int) -> float:
+        copies.append(nbytes)
+        return 0.5
+
+    monkeypatch.setattr(cc, "time_copy", fake_copy)
+    monkeypatch.setattr(cc, "time_cudnn", lambda p, direction, dtype, warmup, repeat: 2.0)
+    ours = {(0, "fwd", "fp16"): (4.0, "k")}
+    rows = cc.compare(problems, ours, ["fwd", "bwd_data"], ["fp16", "fp32"], warmup=1, repeat=2)
+    assert len(rows) == 8
+    assert copies == [cc.copy_buffer_bytes(p, dt) for p in problems for dt in ("fp16", "fp32")]
+    for r in rows:
+        p = problems[r.problem_idx]
+        assert r.copy_gbps == pytest.approx(p.min_bytes(r.dtype) / 0.5e6)
+    (mine,) = [r for r in rows if r.ours_tflops]
+    assert mine.problem == "dw" and mine.direction == "fwd" and mine.dtype == "fp16"
+    assert mine.copy_fraction == pytest.approx(mine.ours_gbps / mine.copy_gbps)
+    assert all(r.copy_fraction is None for r in rows if r is not mine)
