@@ -136,6 +136,7 @@ struct BwdWeightShape {
   static constexpr int kQW = ceil_div(kInW, kColStep);
   static constexpr int kRowPositions = kColStep * kQW;
   static constexpr int kWindowW = (kSubW - 1) * kStrideW + kFilter;
+  static constexpr int kWindowH = (kSubH - 1) * kStrideH + kFilter;  // X rows of a thread's window
   static constexpr int kInputBytes = align16(kInH * kRowPositions * kChannels * int(sizeof(T)));
   static constexpr int kDyBytes = align16(kTileH * kTileW * kChannels * int(sizeof(T)));
   static constexpr int kPartialBytes = kWarps * kTaps * kChannels * int(sizeof(float));
@@ -371,28 +372,33 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
         }
         const T* x_stage = s_x(buffer);
         const T* dy_stage = s_dy(buffer);
-#pragma unroll 1
-        for (int r = 0; r < S::kSubH; ++r) {
-          float g[S::kSubW][V];
-          const T* dy_row = dy_stage + (sy * S::kSubH + r) * S::kTileW * CB + group * V;
+        // X-row order: each staged X vector of the thread's window is loaded and converted once and added to
+        // every (dY row, tap) it feeds; dY row r is converted when its first X row (r * SH) comes up and stays in
+        // registers for its F rows. Per (fy, fx) the products still come in (r, c) order: bit-identical.
+        float g[S::kSubH][S::kSubW][V];
 #pragma unroll
-          for (int c = 0; c < S::kSubW; ++c) {
-            load_floats<V>(dy_row + (c * S::kThreadsW + sx) * CB, g[c]);
+        for (int j = 0; j < S::kWindowH; ++j) {
+          if (j % SH == 0 && j / SH < S::kSubH) {
+            const T* dy_row = dy_stage + (sy * S::kSubH + j / SH) * S::kTileW * CB + group * V;
+#pragma unroll
+            for (int c = 0; c < S::kSubW; ++c) load_floats<V>(dy_row + (c * S::kThreadsW + sx) * CB, g[j / SH][c]);
           }
+          const T* row = x_stage + (sy * S::kSubH * SH + j) * S::kRowPositions * CB + group * V;
 #pragma unroll
-          for (int fy = 0; fy < F; ++fy) {
-            const T* row = x_stage + ((sy * S::kSubH + r) * SH + fy) * S::kRowPositions * CB + group * V;
+          for (int k = 0; k < S::kWindowW; ++k) {
+            const int position = (k % S::kColStep) * S::kQW + sx + k / S::kColStep;
+            float xin[V];
+            load_floats<V>(row + position * CB, xin);
 #pragma unroll
-            for (int k = 0; k < S::kWindowW; ++k) {
-              const int position = (k % S::kColStep) * S::kQW + sx + k / S::kColStep;
-              float xin[V];
-              load_floats<V>(row + position * CB, xin);
+            for (int r = 0; r < S::kSubH; ++r) {
+              const int fy = j - r * SH;
+              if (fy < 0 || fy >= F) continue;
 #pragma unroll
               for (int c = 0; c < S::kSubW; ++c) {
                 const int fx = k - c * SW;
                 if (fx >= 0 && fx < F) {
 #pragma unroll
-                  for (int v = 0; v < V; ++v) acc[fy][fx][v] = fmaf(g[c][v], xin[v], acc[fy][fx][v]);
+                  for (int v = 0; v < V; ++v) acc[fy][fx][v] = fmaf(g[r][c][v], xin[v], acc[fy][fx][v]);
                 }
               }
             }
