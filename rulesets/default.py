@@ -156,7 +156,10 @@ _VEC4 = DepthwiseShape(16, 16, 4, 2, 4, 4)  # fp32 in every direction, and 16-bi
 # beside 16x16 nb8 sub2x2 for 3x3 and 5x5 (1.4-2.4x faster; it spills 112 B at 7x7 stride 1), bwd_weight vec 8
 # beside vec 4 for 3x3 (1.05-1.3x faster; 5x5 and 7x7 spill at vec 8). Session 16's sweep adds, for 3x3
 # bwd_data, 16x16 nb8 sub2x4 (1.12x on C=192 56^2, two-stage prefetching) and 8x32 nb4 sub2x4 (1.08x on
-# C=144), and for 5x5 bwd_weight 16x16 nb4 sub1x4 vec 4 (1.35x at stride 2).
+# C=144), and for 5x5 bwd_weight 16x16 nb4 sub1x4 vec 4 (1.35x at stride 2). Session 31
+# (docs/performance.md, "Session 31"; bwd_weight in X-row order) adds bwd_weight 16x32 nb4 sub2x4 vec 8 for
+# 3x3: 49.8 against 52.0 us on C=192 56^2 and 43.6 against 45.6 on C=144 (the 16x16 shape stays faster at
+# C=32 112^2).
 _BWD_DATA_16BIT = (
     (DepthwiseShape(16, 32, 4, 2, 4, 8), (3, 5)),
     (DepthwiseShape(16, 16, 8, 2, 2, 8), _ALL_FILTERS),
@@ -165,6 +168,7 @@ _BWD_DATA_16BIT = (
 )
 _BWD_WEIGHT_16BIT = (
     (DepthwiseShape(16, 16, 4, 2, 4, 8), (3,)),
+    (DepthwiseShape(16, 32, 4, 2, 4, 8), (3,)),
     (_VEC4, _ALL_FILTERS),
     (DepthwiseShape(16, 16, 4, 1, 4, 4), (5,)),
 )
