@@ -374,7 +374,8 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
         const T* dy_stage = s_dy(buffer);
         // X-row order: each staged X vector of the thread's window is loaded and converted once and added to
         // every (dY row, tap) it feeds; dY row r is converted when its first X row (r * SH) comes up and stays in
-        // registers for its F rows. Per (fy, fx) the products still come in (r, c) order: bit-identical.
+        // registers for its F rows. Per (fy, fx) the products still come in (r, c) order: a thread's sums are
+        // those of the dY-row order.
         float g[S::kSubH][S::kSubW][V];
 #pragma unroll
         for (int j = 0; j < S::kWindowH; ++j) {
