@@ -23,6 +23,7 @@
 #include "tiledispatch/kernels/implicit_gemm_streamk.cuh"
 #include "tiledispatch/kernels/instance_string.hpp"
 #include "tiledispatch/kernels/merged_group_bwd_weight.cuh"
+#include "tiledispatch/kernels/merged_group_direct.cuh"
 #include "tiledispatch/kernels/sm90/kernel.cuh"
 #include "tiledispatch/kernels/split_k_reduce.cuh"
 #include "tiledispatch/kernels/stride_phases.cuh"
@@ -82,6 +83,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       if (p.G % gm != 0) {
         return Support::no("num_groups_to_merge " + std::to_string(gm) + " does not divide G=" + std::to_string(p.G));
       }
+      // The direct kernel copies whole 16-byte vectors of the merged groups' channels and indexes in 64 bits
+      // (make_merged_group_direct_plan holds its conditions): the GEMM's vectors and 32-bit offsets do not apply.
+      if (runs_merged_direct_fwd(p)) return Support::yes();
       // Each vector must stay inside one run of contiguous, equally predicated elements (conv_gemm_view.hpp),
       // of the problem the kernel reads: paired groups read the paired problem's (the expanded weights).
       const int factor = pairing(p);
@@ -205,6 +209,33 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   static bool runs_merged_direct(const ConvProblem& p) {
     kernels::MergedGroupBwdWeightPlan plan;
     return merged_direct_plan(p, 1, plan);
+  }
+  // Merged-group fwd and unit-stride bwd_data by the direct kernel (merged_group_direct.cuh): a 16-bit
+  // configuration whose tile_k and tile_n are both num_groups_to_merge x C/G (= K/G, one of 2, 4, 8), where the
+  // plan fits the shared memory. A CTA reads its tiles' input windows once and multiplies only the diagonal
+  // blocks; tile_m is its tile's pixel target, the waves its warps, the pipeline's stages (2 or 3) its halo
+  // stages. Other problems of the configuration run its implicit GEMM (paired or diagonal merged groups).
+  static constexpr bool kMergedDirectFwd =
+      Traits::kDirection != ConvDirection::kBwdWeight && Traits::kNumGroupsToMerge > 1 && !Traits::kStreamK &&
+      Traits::kDataType != DataType::kFp32 && Traits::kTileK == Traits::kTileN &&
+      kernels::merged_group_direct_width(Traits::kTileN / Traits::kNumGroupsToMerge) && Traits::kTileN % 16 == 0 &&
+      Config::kThreads % (Traits::kTileN / 8) == 0;
+  static constexpr int kDirectFwdStages = std::min(std::max(Config::kStages, 2), 3);
+  static bool merged_direct_fwd_plan(const ConvProblem& p, kernels::MergedGroupDirectPlan& plan) {
+    if constexpr (!kMergedDirectFwd) {
+      return false;
+    } else {
+      if (p.ndim_spatial != Traits::kNDimSpatial || p.C / p.G * Traits::kNumGroupsToMerge != Traits::kTileN) {
+        return false;
+      }
+      return kernels::make_merged_group_direct_plan(p, Traits::kDirection, Traits::kNumGroupsToMerge, Traits::kTileN,
+                                                    Config::kThreads / 32, kDirectFwdStages, Traits::kTileM,
+                                                    Config::kSmemLimitBytes, plan);
+    }
+  }
+  static bool runs_merged_direct_fwd(const ConvProblem& p) {
+    kernels::MergedGroupDirectPlan plan;
+    return merged_direct_fwd_plan(p, plan);
   }
   // Merged groups whose tap runs (gm x C/G channels) fill the Hopper kernel's 128-byte input boxes run its GEMM,
   // both operands by TMA, rather than the direct kernel: it multiplies the gm x gm block product and keeps the
@@ -345,6 +376,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       if (r.padded > 0) return run_channel_padded(p, args, r.padded);
       if (kernels::MergedGroupBwdWeightPlan plan; merged_direct_plan(p, args.k_batch, plan)) {
         return run_merged_direct(p, args, plan);
+      }
+      if (kernels::MergedGroupDirectPlan plan; merged_direct_fwd_plan(p, plan)) {
+        return run_merged_direct_fwd(p, args, plan);
       }
       if (kernels::StridePhases phases; stride_phases(p, phases)) return run_phases(p, args, phases);
       return run_grouped(p, args, nullptr);
@@ -598,6 +632,30 @@ class ImplicitGemmInstance : public GroupedConvInstance {
           static_cast<Element*>(args.weight), to_workspace ? static_cast<float*>(args.workspace) : nullptr);
       TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
       return to_workspace ? reduce_splits(p, args) : cudaSuccess;
+    }
+  }
+
+  cudaError_t run_merged_direct_fwd(const ConvProblem& p, const ConvArgs& args,
+                                    kernels::MergedGroupDirectPlan plan) const {
+    if constexpr (!kMergedDirectFwd) {
+      return cudaErrorNotSupported;
+    } else {
+      using Element = typename Config::ElementGlobal;
+      auto* kernel = &kernels::merged_group_direct_kernel<Traits::kDataType, Config::kThreads, Traits::kTileN,
+                                                          kDirectFwdStages>;
+      TD_RETURN_IF_CUDA_ERROR(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.smem_bytes)));
+      int per_sm = 0, sms = 0;
+      TD_RETURN_IF_CUDA_ERROR(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Config::kThreads, plan.smem_bytes));
+      TD_RETURN_IF_CUDA_ERROR(sm_count(&sms));
+      kernels::merged_group_direct_grid(plan, p.G, int64_t(std::max(per_sm, 1)) * sms);
+      constexpr bool kFwd = Traits::kDirection == ConvDirection::kFwd;
+      const dim3 grid(unsigned(plan.ctas), unsigned(p.G / Traits::kNumGroupsToMerge));
+      kernel<<<grid, Config::kThreads, plan.smem_bytes, args.stream>>>(
+          plan, static_cast<const Element*>(kFwd ? args.input : args.output), static_cast<const Element*>(args.weight),
+          static_cast<Element*>(kFwd ? args.output : args.input));
+      return cudaGetLastError();
     }
   }
 
