@@ -1,13 +1,16 @@
 // GPU check of merged groups by diagonal blocks on the Hopper path (sm90/config.hpp, kDiagonal; fwd and
-// bwd_data): the hand set of bench/gpu_check/hand_merged_groups.hpp on regnet-like (C/G = K/G = 16, G = 14)
-// and resnext-like (32/32) problems of odd spatial sizes, each run on a poisoned result tensor and compared
-// with the reference. Each (instance, problem) line says which mode ran: "diagonal" where the instance's
-// diagonal_groups(p) holds, which must be exactly where its per-group extents are the problem's (bwd_data:
-// and unit stride), "paired xP" where P groups of C/G = K/G = 8 or 4 run as one block-diagonal group of the
+// bwd_data) and by the direct kernel (merged_group_direct.cuh): the hand set of
+// bench/gpu_check/hand_merged_groups.hpp on regnet-like (C/G = K/G = 16, G = 14), resnext-like (32/32, 8/8, 4/4)
+// problems of odd spatial sizes, N = 1, padding past the filter radius, dilation, stride 2 and 3D, each run on a
+// poisoned result tensor and compared with the reference. Each (instance, problem) line says which mode ran:
+// "direct" where runs_merged_direct_fwd(p) holds, which must be exactly where tile_k = tile_n = gm x C/G with
+// C/G = K/G one of 2, 4, 8 (bwd_data: and unit stride); else "diagonal" where the instance's
+// diagonal_groups(p) holds, which must be exactly where its per-group extents are the problem's (bwd_data: and
+// unit stride), "paired xP" where P groups of C/G = K/G = 8 or 4 run as one block-diagonal group of the
 // diagonal mode's extents (group_pairing.cuh; pairing(p) must be exactly that P), "gathers" otherwise (K/G !=
 // C/G, G not divisible by P x gm check the fallback; stride-2 bwd_data, labelled by the strided problem, runs by
 // stride phases whose unit-stride problems take the diagonal or paired mode: test_stride_phases_check.cu).
-// Last line: "<n> checked, <d> diagonal, <q> paired, <f> failures".
+// Last line: "<n> checked, <d> diagonal, <q> paired, <r> direct, <f> failures".
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -36,6 +39,15 @@ ConvProblem conv2d(int64_t G, int64_t N, int64_t C, int64_t K, int64_t H, int64_
   return p;
 }
 
+ConvProblem conv3d(int64_t G, int64_t N, int64_t C, int64_t K, int64_t D, int64_t H, int64_t W) {
+  ConvProblem p = conv2d(G, N, C, K, H, W, 1, 1, 1);
+  p.ndim_spatial = 3;
+  p.input[0] = D;
+  p.filter[0] = 3;
+  p.left_pad[0] = p.right_pad[0] = 1;
+  return p;
+}
+
 // A hand instance with its static diagonal_groups (the mode it will choose for a problem) and its per-group
 // GEMM extents (K: C/G fwd, K/G bwd_data; N: the other).
 struct Entry {
@@ -43,13 +55,18 @@ struct Entry {
   bool (*diagonal_groups)(const ConvProblem&);
   int (*pairing)(const ConvProblem&);
   int64_t (*channel_padding)(const ConvProblem&);
+  bool (*runs_direct)(const ConvProblem&);
   int64_t group_k, group_n, groups_to_merge;
+  bool direct_tile;    // tile_k = tile_n: gm x C/G for the direct kernel
+  bool diagonal_tile;  // Sm90::kDiagonal: per-group extents the diagonal mode takes
 };
 template <class Instance>
 Entry entry() {
-  return {std::make_unique<Instance>(), &Instance::diagonal_groups,    &Instance::pairing,
-          &Instance::channel_padding,   Instance::Sm90::kGroupTileK,     Instance::Sm90::kGroupTileN,
-          Instance::Sm90::kGroupsToMerge};
+  using Config = typename Instance::Config;
+  return {std::make_unique<Instance>(),   &Instance::diagonal_groups,  &Instance::pairing,
+          &Instance::channel_padding,     &Instance::runs_merged_direct_fwd, Instance::Sm90::kGroupTileK,
+          Instance::Sm90::kGroupTileN,    Instance::Sm90::kGroupsToMerge,    Config::kTileK == Config::kTileN,
+          Instance::Sm90::kDiagonal};
 }
 }  // namespace
 
@@ -63,6 +80,13 @@ int main() {
   list.push_back(entry<bwdd_fp16_gm2_diag_128x32x32>());
   list.push_back(entry<bwdd_bf16_gm4_diag_128x64x64>());
   list.push_back(entry<bwdd_fp16_gm2_diag_128x64x64>());
+  list.push_back(entry<fwd_fp16_gm8_direct_256x64x64>());
+  list.push_back(entry<fwd_bf16_gm16_direct_256x64x64>());
+  list.push_back(entry<fwd_fp16_gm8_direct_3d_256x64x64>());
+  list.push_back(entry<bwdd_bf16_gm8_direct_256x64x64>());
+  list.push_back(entry<bwdd_fp16_gm16_direct_256x64x64>());
+  list.push_back(entry<bwdd_fp16_gm8_direct_3d_256x64x64>());
+  list.push_back(entry<bwdd_bf16_gm32_direct_256x64x64>());
   const std::vector<ConvProblem> problems = {
       conv2d(14, 2, 224, 224, 15, 13, 1, 1, 1),   // regnet-like, odd: gm 2 (G = 14)
       conv2d(14, 1, 224, 224, 28, 28, 1, 1, 1),   // regnet_g14_28's shape, N = 1
@@ -71,13 +95,21 @@ int main() {
       conv2d(32, 1, 1024, 1024, 7, 7, 1, 1, 1),   // resnext_g32_7's shape
       conv2d(14, 2, 224, 224, 29, 27, 2, 1, 1),   // stride 2: fwd diagonal, bwd_data by phases
       conv2d(8, 2, 128, 256, 9, 9, 1, 1, 1),      // K/G = 32 against C/G = 16: gathers
-      conv2d(32, 2, 256, 256, 15, 13, 1, 1, 1),   // resnext-like C/G = K/G = 8, odd: paired x2 (x4 at 32/32)
-      conv2d(32, 1, 256, 256, 28, 28, 1, 1, 1),   // resnext_g32_28's shape, N = 1
-      conv2d(32, 2, 256, 256, 15, 15, 2, 1, 1),   // 8/8 stride 2: fwd paired, bwd_data by phases
+      conv2d(32, 2, 256, 256, 15, 13, 1, 1, 1),   // 8/8, odd: paired x2 (x4 at 32/32), direct on gm 8
+      conv2d(32, 1, 256, 256, 28, 28, 1, 1, 1),   // resnext_g32_28's shape, N = 1 (direct on gm 8)
+      conv2d(32, 2, 256, 256, 15, 15, 2, 1, 1),   // 8/8 stride 2: fwd paired or direct, bwd_data by phases
       conv2d(16, 2, 64, 64, 9, 11, 1, 1, 1),      // C/G = K/G = 4: paired x4 on the 16-wide configurations, C/G padded to 8 on gm 2 x 64
       conv2d(6, 2, 48, 48, 9, 9, 1, 1, 1),        // 8/8 with G = 6: no P x gm divides G, gathers
+      conv2d(32, 2, 128, 128, 15, 13, 1, 1, 1),   // 4/4 G = 32, odd: direct on gm 16
+      conv2d(16, 1, 128, 128, 9, 9, 1, 3, 1),     // 8/8 N = 1, padding 3 past the radius: direct on gm 8
+      conv2d(16, 2, 128, 128, 11, 9, 1, 2, 2),    // 8/8 dilation 2: direct on gm 8
+      conv2d(32, 1, 128, 128, 5, 150, 1, 1, 1),   // 4/4 rows wider than a tile: direct on gm 16
+      conv3d(16, 2, 128, 128, 3, 5, 7),           // 3D 8/8, odd: direct on the 3D gm 8
+      conv3d(8, 1, 128, 128, 4, 6, 5),            // 3D 16/16: gathers on the 3D gm 8 (C/G above 8)
+      conv2d(32, 2, 64, 64, 9, 11, 1, 1, 1),      // 2/2 G = 32: direct on gm 32
+      conv2d(64, 1, 128, 128, 10, 12, 1, 2, 2),   // 2/2 G = 64 dilation 2: direct on gm 32
   };
-  int checked = 0, diagonal = 0, paired = 0, failures = 0;
+  int checked = 0, diagonal = 0, paired = 0, direct = 0, failures = 0;
   uint32_t seed = 11;
   for (const ConvProblem& p : problems) {
     for (const Entry& e : list) {
@@ -88,21 +120,29 @@ int main() {
       const DataType dt = inst.signature().dtype;
       const bool diag = e.diagonal_groups(p);
       const int pairs = e.pairing(p);
+      const bool on_direct = e.runs_direct(p);
       // The mode each problem must get: diagonal exactly where the instance's per-group extents are the
       // problem's (and, for bwd_data, the stride is 1: im2col of the output gradient); paired by P where P
       // groups have them and P x gm divides G.
       const int64_t cg = p.C / p.G, kg = p.K / p.G;
       const bool fwd = dir == ConvDirection::kFwd;
       const bool unit_or_fwd = fwd || (p.stride[1] == 1 && p.stride[2] == 1);
-      const bool expected = (fwd ? cg : kg) == e.group_k && (fwd ? kg : cg) == e.group_n && unit_or_fwd;
+      const bool expected =
+          e.diagonal_tile && (fwd ? cg : kg) == e.group_k && (fwd ? kg : cg) == e.group_n && unit_or_fwd;
       int expected_pairs = 1;
       for (const int factor : {2, 4}) {
-        if ((fwd ? cg : kg) * factor == e.group_k && (fwd ? kg : cg) * factor == e.group_n &&
+        if (e.diagonal_tile && (fwd ? cg : kg) * factor == e.group_k && (fwd ? kg : cg) * factor == e.group_n &&
             p.G % (factor * e.groups_to_merge) == 0 && unit_or_fwd) {
           expected_pairs = factor;
         }
       }
+      const bool expected_direct = e.direct_tile && dt != DataType::kFp32 && cg == kg && cg == e.group_k &&
+                                   (cg == 2 || cg == 4 || cg == 8) && p.G % e.groups_to_merge == 0 &&
+                                   unit_or_fwd;
       std::string failure;
+      if (on_direct != expected_direct) {
+        failure = expected_direct ? "expected the direct kernel" : "unexpected direct kernel";
+      }
       if (diag != expected) failure = expected ? "expected the diagonal mode" : "unexpected diagonal mode";
       if (pairs != expected_pairs) {
         failure = "pairing " + std::to_string(pairs) + ", expected " + std::to_string(expected_pairs);
@@ -117,7 +157,7 @@ int main() {
       const bool phases = !fwd && !unit_or_fwd;
       // channels padded to the vectors (C/G = 4 on 8-wide vectors) copy the padded tensors there too
       const int64_t padded = e.channel_padding(p);
-      if ((pairs > 1 || phases || padded > 0) != (args.workspace_bytes > 0)) {
+      if (!on_direct && (pairs > 1 || phases || padded > 0) != (args.workspace_bytes > 0)) {
         failure = "workspace only where groups are paired, channels padded or bwd_data runs by phases";
       }
       void* result = dir == ConvDirection::kFwd ? b.out : b.in;
@@ -140,9 +180,11 @@ int main() {
       if (!(err <= 1e-2)) failure += (failure.empty() ? "" : "; ") + std::string("relative L2 ") + std::to_string(err);
       ++checked;
       diagonal += diag ? 1 : 0;
-      paired += pairs > 1 ? 1 : 0;
+      paired += pairs > 1 && !on_direct ? 1 : 0;
+      direct += on_direct ? 1 : 0;
       if (!failure.empty()) ++failures;
-      const std::string mode = diag        ? "diagonal"
+      const std::string mode = on_direct   ? "direct"
+                               : diag        ? "diagonal"
                                : pairs > 1   ? "paired x" + std::to_string(pairs)
                                : padded > 0 ? "gathers, padded C/G " + std::to_string(padded)
                                              : "gathers";
@@ -151,6 +193,7 @@ int main() {
     }
     seed += 2;
   }
-  std::printf("%d checked, %d diagonal, %d paired, %d failures\n", checked, diagonal, paired, failures);
+  std::printf("%d checked, %d diagonal, %d paired, %d direct, %d failures\n", checked, diagonal, paired, direct,
+              failures);
   return failures == 0 ? 0 : 1;
 }
