@@ -6,7 +6,9 @@ ones for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), th
 it), backward on compv3 and mem, and two-stage on and off where the direction has it (bwd_weight;
 ``generators.validity.two_stage_runs_direction``). fp16 and bf16 add ping-pong (num_wave_groups 2) twins of
 the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopper path
-(``MERGED_GROUP_TILES``), bwd_data a 16-wide tile for few input channels (``NARROW_BWD_DATA_TILES``), fwd a
+(``MERGED_GROUP_TILES``) and four more on compv3 only for C/G = 4 and 8, which run the direct
+merged-group kernel (``DIRECT_MERGED_GROUP_TILES``), bwd_data a 16-wide tile for few input channels
+(``NARROW_BWD_DATA_TILES``), fwd a
 256-row tile for width-unfolded layers (``UNFOLDED_FWD_TILES``),
 bwd_weight five 16- and 32-row tiles it runs transposed
 (``TRANSPOSED_BWD_WEIGHT_TILES``), seven for small C/G, six of them merged groups that run the direct
@@ -77,6 +79,16 @@ MERGED_GROUP_TILES = (
     (space.parse_tiles("128x64x64")[0], 2, 2),
 )
 MERGED_GROUP_DIRECTIONS = (Direction.FWD, Direction.BWD_DATA)
+# Merged groups by the direct kernel (fwd and unit-stride bwd_data, docs/pipelines.md "Merged groups, the
+# direct kernel"): a CTA of gm groups reads each tile's input window once, where tile_k = tile_n = gm x C/G:
+# C/G = 4 (gm 16) and 8 (gm 8), each on compv3 only (the direct kernel has no pipeline of its own; compv3's
+# two stages are its halo stages). tile_m is the tile's pixel target, in whole rows: 128 (2x56, 4x28) and 256
+# (4x56, 7x28); on the H100 (fp16, N = 32) 2x56 is the faster at 56^2 (resnext50_32x4d_56 32.4 against
+# 35.2 us), 7x28 at 28^2 (19.9 against 21.4). Best of `default` against the paired implicit GEMM: small C/G
+# 1.21 -> 1.47 of cuDNN fwd, 1.29 -> 1.49 bwd_data (docs/performance.md, session 32).
+DIRECT_MERGED_GROUP_TILES = tuple(
+    (tile, gm) for tile in space.parse_tiles("128x64x64 256x64x64") for gm in (16, 8)
+)
 # bwd_weight tiles of 16 and 32 rows of K for grouped layers with K/G = 16 or 32: the Hopper path runs them
 # transposed (wgmma M = the tile's taps x C/G columns, N = its K rows; docs/pipelines.md, "transposed
 # bwd_weight"), where a tile_m of 64 or more would leave wgmma rows empty.
@@ -241,7 +253,9 @@ def default_configs(
 ) -> Iterator[KernelConfig | DepthwiseConfig]:
     two_stage_values = (False, True) if two_stage_runs_direction(direction) else (False,)
     ping_pong = PING_PONG_TILES if dtype in hopper.DTYPES else ()
-    merged = MERGED_GROUP_TILES if dtype in hopper.DTYPES and direction in MERGED_GROUP_DIRECTIONS else ()
+    merges_groups = dtype in hopper.DTYPES and direction in MERGED_GROUP_DIRECTIONS
+    merged = MERGED_GROUP_TILES if merges_groups else ()
+    direct = DIRECT_MERGED_GROUP_TILES if merges_groups else ()
     hopper_bwd_weight = dtype in hopper.DTYPES and direction == Direction.BWD_WEIGHT
     transposed = TRANSPOSED_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
     merged_bwd_weight = SMALL_CG_BWD_WEIGHT_TILES + MERGED_TMA_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
@@ -260,12 +274,16 @@ def default_configs(
         ]
         + [(tile, 1, gm, (waves,), vector) for tile, waves, gm, vector in merged_bwd_weight]
     )
-    for tile, wave_groups, groups_to_merge, preferred, vector in variants:
+    pipelines = DEFAULT_PIPELINES[direction]
+    variants_with_pipelines = [(*variant, pipelines) for variant in variants] + [
+        (tile, 1, gm, PREFERRED_WAVES, base, pipelines[:1]) for tile, gm in direct
+    ]
+    for tile, wave_groups, groups_to_merge, preferred, vector, choices_of_pipeline in variants_with_pipelines:
         choices = dict(wave_warp_choices(tile, dtype, convention))
         waves = next((w for w in preferred if w in choices), None)
         if waves is None:
             continue
-        for choice in DEFAULT_PIPELINES[direction]:
+        for choice in choices_of_pipeline:
             for two_stage in two_stage_values:
                 yield build_config(
                     direction,
