@@ -79,13 +79,14 @@ MERGED_GROUP_TILES = (
     (space.parse_tiles("128x64x64")[0], 2, 2),
 )
 MERGED_GROUP_DIRECTIONS = (Direction.FWD, Direction.BWD_DATA)
-# Merged groups by the direct kernel (fwd and unit-stride bwd_data, docs/pipelines.md "Merged groups, the
-# direct kernel"): a CTA of gm groups reads each tile's input window once, where tile_k = tile_n = gm x C/G:
-# C/G = 4 (gm 16) and 8 (gm 8), each on compv3 only (the direct kernel has no pipeline of its own; compv3's
-# two stages are its halo stages). tile_m is the tile's pixel target, in whole rows: 128 (2x56, 4x28) and 256
-# (4x56, 7x28); on the H100 (fp16, N = 32) 2x56 is the faster at 56^2 (resnext50_32x4d_56 32.4 against
-# 35.2 us), 7x28 at 28^2 (19.9 against 21.4). Best of `default` against the paired implicit GEMM: small C/G
-# 1.21 -> 1.47 of cuDNN fwd, 1.29 -> 1.49 bwd_data (docs/performance.md, session 32).
+# Merged groups by the direct kernel (fwd and unit-stride bwd_data; docs/pipelines.md "Merged groups, fwd
+# and bwd_data"): a CTA of gm groups reads each tile's input window once, where
+# tile_k = tile_n = gm x C/G: C/G = 4 (gm 16) and 8 (gm 8), each on compv3 only (the direct kernel has no
+# pipeline of its own; compv3's two stages are its halo stages). tile_m is the tile's pixel target, in whole
+# rows: 128 (2x56, 4x28) and 256 (4x56, 7x28); on the H100 (fp16, N = 32) 2x56 is the faster at 56^2
+# (resnext50_32x4d_56 32.4 against 35.2 us), 7x28 at 28^2 (19.9 against 21.4). Best of `default` against the
+# paired implicit GEMM: small C/G 1.21 -> 1.53 of cuDNN fwd, 1.29 -> 1.61 bwd_data (docs/performance.md,
+# session 32).
 DIRECT_MERGED_GROUP_TILES = tuple(
     (tile, gm) for tile in space.parse_tiles("128x64x64 256x64x64") for gm in (16, 8)
 )

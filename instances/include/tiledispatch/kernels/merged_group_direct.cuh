@@ -1,5 +1,5 @@
 // Forward and unit-stride backward data for merged small groups (issue 10, F3; docs/pipelines.md, "Merged
-// groups, the direct kernel"): a CTA owns num_groups_to_merge whole groups of C/G = K/G = 2, 4 or 8 channels and
+// groups, fwd and bwd_data"): a CTA owns num_groups_to_merge whole groups of C/G = K/G = 2, 4 or 8 channels and
 // walks tiles of the pixels it writes. It reads each tile's window of the tensor it reads (the halo) once, all
 // the groups' channels, and multiplies every tap from shared memory. The implicit GEMM instead reads every
 // pixel once per tap (im2col through L2) and pairs groups into zero-filled blocks of its wider MMA.
