@@ -27,6 +27,7 @@
 #include <cute/arch/mma_sm80.hpp>
 
 #include "tiledispatch/kernels/fast_division.hpp"
+#include "tiledispatch/kernels/halo_tile.hpp"
 #include "tiledispatch/kernels/implicit_gemm_config.hpp"
 #include "tiledispatch/runtime/direction.hpp"
 #include "tiledispatch/runtime/problem.hpp"
@@ -93,11 +94,7 @@ inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection di
   // Whole dst rows where they fit the pixel target, the rows and columns then spread evenly over the tiles
   // (28 rows by 7, not 9, 9, 9 and 1).
   const auto shape_tile = [&](int tile_h, int tile_w) {
-    plan.tile_h = tile_h, plan.tile_w = tile_w;
-    plan.halo_d = (plan.z - 1) * plan.dd + 1;
-    plan.halo_h = (tile_h - 1) * plan.sh + (plan.y - 1) * plan.dh + 1;
-    plan.halo_w = (tile_w - 1) * plan.sw + (plan.x - 1) * plan.dw + 1;
-    plan.pixels16 = (tile_h * tile_w + 15) / 16 * 16;
+    set_halo_tile(plan, tile_h, tile_w);
     plan.halo_elems = plan.halo_d * plan.halo_h * plan.halo_w * plan.halo_pitch;
     plan.staging_offset = (size_t(plan.weight_words) * 4 + size_t(stages) * size_t(plan.halo_elems) * 2 +
                            size_t(2 * plan.pixels16 + plan.taps) * 4 + 15) / 16 * 16;
