@@ -276,15 +276,15 @@ def default_configs(
         + [(tile, 1, gm, (waves,), vector) for tile, waves, gm, vector in merged_bwd_weight]
     )
     pipelines = DEFAULT_PIPELINES[direction]
-    variants_with_pipelines = [(*variant, pipelines) for variant in variants] + [
+    variants_and_pipelines = [(*variant, pipelines) for variant in variants] + [
         (tile, 1, gm, PREFERRED_WAVES, base, pipelines[:1]) for tile, gm in direct
     ]
-    for tile, wave_groups, groups_to_merge, preferred, vector, choices_of_pipeline in variants_with_pipelines:
+    for tile, wave_groups, groups_to_merge, preferred, vector, pipeline_choices in variants_and_pipelines:
         choices = dict(wave_warp_choices(tile, dtype, convention))
         waves = next((w for w in preferred if w in choices), None)
         if waves is None:
             continue
-        for choice in choices_of_pipeline:
+        for choice in pipeline_choices:
             for two_stage in two_stage_values:
                 yield build_config(
                     direction,

@@ -3,7 +3,7 @@
 // bench/gpu_check/hand_merged_groups.hpp on regnet-like (C/G = K/G = 16, G = 14), resnext-like (32/32, 8/8, 4/4)
 // problems of odd spatial sizes, N = 1, padding past the filter radius, dilation, stride 2 and 3D, each run on a
 // poisoned result tensor and compared with the reference. Each (instance, problem) line says which mode ran:
-// "direct" where runs_merged_direct_fwd(p) holds, which must be exactly where tile_k = tile_n = gm x C/G with
+// "direct" where runs_merged_direct_activations(p) holds, which must be exactly where tile_k = tile_n = gm x C/G with
 // C/G = K/G one of 2, 4, 8 (bwd_data: and unit stride); else "diagonal" where the instance's
 // diagonal_groups(p) holds, which must be exactly where its per-group extents are the problem's (bwd_data: and
 // unit stride), "paired xP" where P groups of C/G = K/G = 8 or 4 run as one block-diagonal group of the
@@ -63,9 +63,15 @@ struct Entry {
 template <class Instance>
 Entry entry() {
   using Config = typename Instance::Config;
-  return {std::make_unique<Instance>(),   &Instance::diagonal_groups,  &Instance::pairing,
-          &Instance::channel_padding,     &Instance::runs_merged_direct_fwd, Instance::Sm90::kGroupTileK,
-          Instance::Sm90::kGroupTileN,    Instance::Sm90::kGroupsToMerge,    Config::kTileK == Config::kTileN,
+  return {std::make_unique<Instance>(),
+          &Instance::diagonal_groups,
+          &Instance::pairing,
+          &Instance::channel_padding,
+          &Instance::runs_merged_direct_activations,
+          Instance::Sm90::kGroupTileK,
+          Instance::Sm90::kGroupTileN,
+          Instance::Sm90::kGroupsToMerge,
+          Config::kTileK == Config::kTileN,
           Instance::Sm90::kDiagonal};
 }
 }  // namespace

@@ -85,7 +85,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       }
       // The direct kernel copies whole 16-byte vectors of the merged groups' channels and indexes in 64 bits
       // (make_merged_group_direct_plan holds its conditions): the GEMM's vectors and 32-bit offsets do not apply.
-      if (runs_merged_direct_fwd(p)) return Support::yes();
+      if (runs_merged_direct_activations(p)) return Support::yes();
       // Each vector must stay inside one run of contiguous, equally predicated elements (conv_gemm_view.hpp),
       // of the problem the kernel reads: paired groups read the paired problem's (the expanded weights).
       const int factor = pairing(p);
@@ -210,32 +210,33 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     kernels::MergedGroupBwdWeightPlan plan;
     return merged_direct_plan(p, 1, plan);
   }
-  // Merged-group fwd and unit-stride bwd_data by the direct kernel (merged_group_direct.cuh): a 16-bit
-  // configuration whose tile_k and tile_n are both num_groups_to_merge x C/G (= K/G, one of 2, 4, 8), where the
-  // plan fits the shared memory. A CTA reads its tiles' input windows once and multiplies only the diagonal
-  // blocks; tile_m is its tile's pixel target, the waves its warps, the pipeline's stages (2 or 3) its halo
-  // stages. Other problems of the configuration run its implicit GEMM (paired or diagonal merged groups).
-  static constexpr bool kMergedDirectFwd =
+  // Merged-group fwd and unit-stride bwd_data (the directions that write activations) by the direct kernel
+  // (merged_group_direct.cuh): a 16-bit configuration whose tile_k and tile_n are both num_groups_to_merge x C/G
+  // (= K/G, one of 2, 4, 8), where the plan fits the shared memory. A CTA reads its tiles' input windows once
+  // and multiplies only the diagonal blocks; tile_m is its tile's pixel target, the waves its warps, the
+  // pipeline's stages (2 or 3) its halo stages. Other problems of the configuration run its implicit GEMM
+  // (paired or diagonal merged groups).
+  static constexpr bool kMergedDirectActivations =
       Traits::kDirection != ConvDirection::kBwdWeight && Traits::kNumGroupsToMerge > 1 && !Traits::kStreamK &&
       Traits::kDataType != DataType::kFp32 && Traits::kTileK == Traits::kTileN &&
       kernels::merged_group_direct_width(Traits::kTileN / Traits::kNumGroupsToMerge) && Traits::kTileN % 16 == 0 &&
       Config::kThreads % (Traits::kTileN / 8) == 0;
-  static constexpr int kDirectFwdStages = std::min(std::max(Config::kStages, 2), 3);
-  static bool merged_direct_fwd_plan(const ConvProblem& p, kernels::MergedGroupDirectPlan& plan) {
-    if constexpr (!kMergedDirectFwd) {
+  static constexpr int kDirectActivationStages = std::min(std::max(Config::kStages, 2), 3);
+  static bool merged_direct_activations_plan(const ConvProblem& p, kernels::MergedGroupDirectPlan& plan) {
+    if constexpr (!kMergedDirectActivations) {
       return false;
     } else {
       if (p.ndim_spatial != Traits::kNDimSpatial || p.C / p.G * Traits::kNumGroupsToMerge != Traits::kTileN) {
         return false;
       }
       return kernels::make_merged_group_direct_plan(p, Traits::kDirection, Traits::kNumGroupsToMerge, Traits::kTileN,
-                                                    Config::kThreads / 32, kDirectFwdStages, Traits::kTileM,
+                                                    Config::kThreads / 32, kDirectActivationStages, Traits::kTileM,
                                                     Config::kSmemLimitBytes, plan);
     }
   }
-  static bool runs_merged_direct_fwd(const ConvProblem& p) {
+  static bool runs_merged_direct_activations(const ConvProblem& p) {
     kernels::MergedGroupDirectPlan plan;
-    return merged_direct_fwd_plan(p, plan);
+    return merged_direct_activations_plan(p, plan);
   }
   // Merged groups whose tap runs (gm x C/G channels) fill the Hopper kernel's 128-byte input boxes run its GEMM,
   // both operands by TMA, rather than the direct kernel: it multiplies the gm x gm block product and keeps the
@@ -377,8 +378,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       if (kernels::MergedGroupBwdWeightPlan plan; merged_direct_plan(p, args.k_batch, plan)) {
         return run_merged_direct(p, args, plan);
       }
-      if (kernels::MergedGroupDirectPlan plan; merged_direct_fwd_plan(p, plan)) {
-        return run_merged_direct_fwd(p, args, plan);
+      if (kernels::MergedGroupDirectPlan plan; merged_direct_activations_plan(p, plan)) {
+        return run_merged_direct_activations(p, args, plan);
       }
       if (kernels::StridePhases phases; stride_phases(p, phases)) return run_phases(p, args, phases);
       return run_grouped(p, args, nullptr);
@@ -635,14 +636,14 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     }
   }
 
-  cudaError_t run_merged_direct_fwd(const ConvProblem& p, const ConvArgs& args,
+  cudaError_t run_merged_direct_activations(const ConvProblem& p, const ConvArgs& args,
                                     kernels::MergedGroupDirectPlan plan) const {
-    if constexpr (!kMergedDirectFwd) {
+    if constexpr (!kMergedDirectActivations) {
       return cudaErrorNotSupported;
     } else {
       using Element = typename Config::ElementGlobal;
       auto* kernel = &kernels::merged_group_direct_kernel<Traits::kDataType, Config::kThreads, Traits::kTileN,
-                                                          kDirectFwdStages>;
+                                                          kDirectActivationStages>;
       TD_RETURN_IF_CUDA_ERROR(
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.smem_bytes)));
       int per_sm = 0, sms = 0;
