@@ -79,8 +79,8 @@ MERGED_GROUP_TILES = (
     (space.parse_tiles("128x64x64")[0], 2, 2),
 )
 MERGED_GROUP_DIRECTIONS = (Direction.FWD, Direction.BWD_DATA)
-# Merged groups by the direct kernel (fwd and unit-stride bwd_data; docs/pipelines.md "Merged groups, fwd
-# and bwd_data"): a CTA of gm groups reads each tile's input window once, where
+# Merged groups by the direct kernel (fwd and bwd_data, strided bwd_data by stride phases; docs/pipelines.md
+# "Merged groups, fwd and bwd_data"): a CTA of gm groups reads each tile's input window once, where
 # tile_k = tile_n = gm x C/G: C/G = 4 (gm 16) and 8 (gm 8), each on compv3 only (the direct kernel has no
 # pipeline of its own; compv3's two stages are its halo stages). tile_m is the tile's pixel target, in whole
 # rows: 128 (2x56, 4x28) and 256 (4x56, 7x28); on the H100 (fp16, N = 32) 2x56 is the faster at 56^2

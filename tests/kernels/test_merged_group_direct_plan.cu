@@ -1,11 +1,14 @@
 // CPU check of the direct merged-group kernel's plan (kernels/merged_group_direct.cuh) over many problems:
-// accepted exactly where the kernel's conditions hold (fwd or unit-stride bwd_data, C = K, C/G of 2, 4 or 8,
-// gm x C/G the CTA's channels, a multiple of 16, G divisible by gm, the shared memory within the limit); where
-// accepted, the tiles cover the written tensor with no empty tile row or column, every tap of every pixel of a
-// tile reads inside the tile's halo, the shared memory adds up within the limit, and the grid has between one
-// CTA and one per tile. Prints "<cases> cases, <accepted> accepted, <failures> failures".
+// accepted exactly where the kernel's conditions hold (fwd, or bwd_data at strides up to 4, C = K, C/G of 2, 4
+// or 8, gm x C/G the CTA's channels, a multiple of 16, G divisible by gm, the shared memory within the limit);
+// where accepted, each axis' phases give every written pixel exactly the (weight tap, source pixel) pairs of the
+// convolution's definition, the tiles cover the written tensor with no empty tile row or column, every tap of
+// every pixel of a tile reads inside the tile's halo, the shared memory adds up within the limit, and the grid
+// has between one CTA and one per tile. Prints "<cases> cases, <accepted> accepted, <failures> failures".
 #include <algorithm>
 #include <cstdio>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "tiledispatch/kernels/merged_group_direct.cuh"
@@ -35,16 +38,44 @@ ConvProblem problem(int nd, int64_t G, int64_t N, int64_t C, int64_t K, int64_t 
   return p;
 }
 
-// Every tap of every pixel of every tile reads inside its halo along one axis (dst pixel q of the tile starting at
-// q0 reads src q * s - pad + t * dil; the halo starts at q0 * s - pad).
-bool taps_inside(int tile, int tiles, int extent, int stride, int taps, int dilation, int halo) {
+// Every tap of every pixel of every tile of one phase reads inside its halo along one axis (phase pixel q of the
+// tile starting at q0 reads src q * src_stride + origin + j * dilation; the halo starts at q0 * src_stride +
+// origin).
+bool taps_inside(int tile, int tiles, const kernels::DirectPhaseAxis& axis, int src_stride, int halo) {
   for (int b = 0; b < tiles; ++b) {
-    for (int q = b * tile; q < std::min(extent, (b + 1) * tile); ++q) {
-      for (int t = 0; t < taps; ++t) {
-        const int offset = (q - b * tile) * stride + t * dilation;
+    for (int q = b * tile; q < std::min(axis.extent, (b + 1) * tile); ++q) {
+      for (int j = 0; j < axis.taps; ++j) {
+        const int offset = (q - b * tile) * src_stride + j * axis.dilation;
         if (offset < 0 || offset >= halo) return false;
       }
     }
+  }
+  return true;
+}
+
+// Along one axis, each written pixel gets exactly the (weight tap, source pixel) pairs of the definition: fwd,
+// output o reads input o * s - pad + t * dil for every t; bwd_data, input-gradient pixel h reads output-gradient
+// pixel (h + pad - t * dil) / s for every t where that divides (sources out of range are the padding's zeros,
+// kept on both sides).
+bool phases_exact(const MergedGroupDirectPlan& plan, int i, bool bwd, int filter, int stride, int pad, int dilation,
+                  int written) {
+  const int s = plan.dst_stride[i];
+  for (int h = 0; h < written; ++h) {
+    std::set<std::pair<int, int>> expected, got;
+    for (int t = 0; t < filter; ++t) {
+      if (!bwd) {
+        expected.insert({t, h * stride - pad + t * dilation});
+      } else if ((h + pad - t * dilation) % stride == 0) {
+        expected.insert({t, (h + pad - t * dilation) / stride});
+      }
+    }
+    const kernels::DirectPhaseAxis& axis = plan.axis[i][h % s];
+    const int q = h / s;
+    if (q >= axis.extent) return false;
+    for (int j = 0; j < axis.taps; ++j) {
+      got.insert({axis.wbase + j * axis.wstep, q * plan.src_stride[i] + axis.origin + j * axis.dilation});
+    }
+    if (got != expected || int(got.size()) != axis.taps) return false;
   }
   return true;
 }
@@ -76,10 +107,10 @@ int main() {
             MergedGroupDirectPlan plan;
             const bool ok = kernels::make_merged_group_direct_plan(p, dir, gm, channels, 8, 2, 256, limit, plan);
             const int64_t width = p.C / p.G;
-            const bool unit = p.stride[0] == 1 && p.stride[1] == 1 && p.stride[2] == 1;
+            const int64_t max_stride = std::max({p.stride[0], p.stride[1], p.stride[2]});
             const bool eligible = dir != ConvDirection::kBwdWeight && p.C == p.K && p.G % gm == 0 &&
                                   (width == 2 || width == 4 || width == 8) && width * gm == channels &&
-                                  channels % 16 == 0 && (dir == ConvDirection::kFwd || unit);
+                                  channels % 16 == 0 && (dir == ConvDirection::kFwd || max_stride <= 4);
             expect(!ok || eligible, "accepted against the conditions", p, dir, gm, channels);
             if (!ok) {
               // refused although eligible: only where no tile's shared memory fits (one row of the same width
@@ -93,29 +124,35 @@ int main() {
               continue;
             }
             ++accepted;
-            expect(plan.tiles_h * plan.tile_h >= dst_h && (plan.tiles_h - 1) * plan.tile_h < dst_h, "rows covered",
+            // the phases' largest extents: ceil(written / stride) for bwd_data, the output for fwd
+            const int rows = (dst_h + plan.dst_stride[1] - 1) / plan.dst_stride[1];
+            const int cols = (dst_w + plan.dst_stride[2] - 1) / plan.dst_stride[2];
+            expect(plan.tiles_h * plan.tile_h >= rows && (plan.tiles_h - 1) * plan.tile_h < rows, "rows covered", p,
+                   dir, gm, channels);
+            expect(plan.tiles_w * plan.tile_w >= cols && (plan.tiles_w - 1) * plan.tile_w < cols, "columns covered",
                    p, dir, gm, channels);
-            expect(plan.tiles_w * plan.tile_w >= dst_w && (plan.tiles_w - 1) * plan.tile_w < dst_w,
-                   "columns covered", p, dir, gm, channels);
             expect(plan.tile_w <= 256 && plan.tile_h * plan.tile_w <= std::max(256, plan.tile_w), "tile within target",
                    p, dir, gm, channels);
-            expect(int64_t(plan.tiles) == p.N * dst_d * plan.tiles_h * plan.tiles_w, "tile count", p, dir, gm,
-                   channels);
+            expect(int64_t(plan.tiles) == int64_t(plan.phases) * p.N * plan.depth * plan.tiles_h * plan.tiles_w &&
+                       plan.phases == plan.dst_stride[0] * plan.dst_stride[1] * plan.dst_stride[2],
+                   "tile count", p, dir, gm, channels);
             expect(plan.smem_bytes <= limit && plan.staging_offset % 16 == 0, "shared memory", p, dir, gm, channels);
             expect(plan.staging_offset + size_t(plan.raw_weight_elems) * 2 <= plan.smem_bytes &&
                        plan.staging_offset + size_t(8 * 16 * (channels + 8) * 2) <= plan.smem_bytes,
                    "copied weights and staging inside", p, dir, gm, channels);
-            const int sh = bwd ? 1 : int(p.stride[1]), sw = bwd ? 1 : int(p.stride[2]), sd = bwd ? 1 : int(p.stride[0]);
-            expect(taps_inside(plan.tile_h, plan.tiles_h, dst_h, sh, int(p.filter[1]), int(p.dilation[1]),
-                               plan.halo_h) &&
-                       taps_inside(plan.tile_w, plan.tiles_w, dst_w, sw, int(p.filter[2]), int(p.dilation[2]),
-                                   plan.halo_w) &&
-                       taps_inside(1, dst_d, dst_d, sd, int(p.filter[0]), int(p.dilation[0]), plan.halo_d),
-                   "every tap inside the halo", p, dir, gm, channels);
-            // bwd_data reads the output gradient with the padding mirrored: dX pixel h, tap t' reads dY
-            // h - ((f - 1) dil - pad) + t' dil, dY's pixel for weight tap f - 1 - t'
-            const int pad_h = bwd ? int((p.filter[1] - 1) * p.dilation[1] - p.left_pad[1]) : int(p.left_pad[1]);
-            expect(plan.ph == pad_h, "padding as the window sees src", p, dir, gm, channels);
+            bool inside = true, exact = true;
+            const int tile[3] = {1, plan.tile_h, plan.tile_w}, tiles[3] = {plan.depth, plan.tiles_h, plan.tiles_w};
+            const int halo[3] = {plan.halo_d, plan.halo_h, plan.halo_w};
+            const int written[3] = {dst_d, dst_h, dst_w};
+            for (int i = 0; i < 3; ++i) {
+              for (int a = 0; a < plan.dst_stride[i]; ++a) {
+                inside = inside && taps_inside(tile[i], tiles[i], plan.axis[i][a], plan.src_stride[i], halo[i]);
+              }
+              exact = exact && phases_exact(plan, i, bwd, int(p.filter[i]), int(p.stride[i]), int(p.left_pad[i]),
+                                            int(p.dilation[i]), written[i]);
+            }
+            expect(inside, "every tap inside the halo", p, dir, gm, channels);
+            expect(exact, "each pixel's taps and sources as defined", p, dir, gm, channels);
             for (int64_t resident : {1, 7, 264, 100000}) {
               MergedGroupDirectPlan grid = plan;
               kernels::merged_group_direct_grid(grid, p.G, resident);

@@ -4,7 +4,7 @@
 // problems of odd spatial sizes, N = 1, padding past the filter radius, dilation, stride 2 and 3D, each run on a
 // poisoned result tensor and compared with the reference. Each (instance, problem) line says which mode ran:
 // "direct" where runs_merged_direct_activations(p) holds, which must be exactly where tile_k = tile_n = gm x C/G with
-// C/G = K/G one of 2, 4, 8 (bwd_data: and unit stride); else "diagonal" where the instance's
+// C/G = K/G one of 2, 4, 8 (strided bwd_data by its stride phases); else "diagonal" where the instance's
 // diagonal_groups(p) holds, which must be exactly where its per-group extents are the problem's (bwd_data: and
 // unit stride), "paired xP" where P groups of C/G = K/G = 8 or 4 run as one block-diagonal group of the
 // diagonal mode's extents (group_pairing.cuh; pairing(p) must be exactly that P), "gathers" otherwise (K/G !=
@@ -103,7 +103,7 @@ int main() {
       conv2d(8, 2, 128, 256, 9, 9, 1, 1, 1),      // K/G = 32 against C/G = 16: gathers
       conv2d(32, 2, 256, 256, 15, 13, 1, 1, 1),   // 8/8, odd: paired x2 (x4 at 32/32), direct on gm 8
       conv2d(32, 1, 256, 256, 28, 28, 1, 1, 1),   // resnext_g32_28's shape, N = 1 (direct on gm 8)
-      conv2d(32, 2, 256, 256, 15, 15, 2, 1, 1),   // 8/8 stride 2: fwd paired or direct, bwd_data by phases
+      conv2d(32, 2, 256, 256, 15, 15, 2, 1, 1),   // 8/8 stride 2: paired or direct (bwd_data: phases)
       conv2d(16, 2, 64, 64, 9, 11, 1, 1, 1),      // C/G = K/G = 4: paired x4 on the 16-wide configurations, C/G padded to 8 on gm 2 x 64
       conv2d(6, 2, 48, 48, 9, 9, 1, 1, 1),        // 8/8 with G = 6: no P x gm divides G, gathers
       conv2d(32, 2, 128, 128, 15, 13, 1, 1, 1),   // 4/4 G = 32, odd: direct on gm 16
@@ -143,8 +143,7 @@ int main() {
         }
       }
       const bool expected_direct = e.direct_tile && dt != DataType::kFp32 && cg == kg && cg == e.group_k &&
-                                   (cg == 2 || cg == 4 || cg == 8) && p.G % e.groups_to_merge == 0 &&
-                                   unit_or_fwd;
+                                   (cg == 2 || cg == 4 || cg == 8) && p.G % e.groups_to_merge == 0;
       std::string failure;
       if (on_direct != expected_direct) {
         failure = expected_direct ? "expected the direct kernel" : "unexpected direct kernel";
@@ -160,10 +159,10 @@ int main() {
       // the workspace: the expanded weights where groups are paired
       const ConvArgs args = b.allocate(p, dt, res_n, inst.workspace_bytes(p, 1));
       // stride-2 bwd_data runs by stride phases (stride_phases.hpp), whose filters live in the workspace
-      const bool phases = !fwd && !unit_or_fwd;
+      const bool phases = !fwd && !unit_or_fwd && !on_direct;
       // channels padded to the vectors (C/G = 4 on 8-wide vectors) copy the padded tensors there too
       const int64_t padded = e.channel_padding(p);
-      if (!on_direct && (pairs > 1 || phases || padded > 0) != (args.workspace_bytes > 0)) {
+      if ((pairs > 1 || phases || padded > 0) != (args.workspace_bytes > 0)) {
         failure = "workspace only where groups are paired, channels padded or bwd_data runs by phases";
       }
       void* result = dir == ConvDirection::kFwd ? b.out : b.in;

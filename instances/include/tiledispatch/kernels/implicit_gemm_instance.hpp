@@ -210,8 +210,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     kernels::MergedGroupBwdWeightPlan plan;
     return merged_direct_plan(p, 1, plan);
   }
-  // Merged-group fwd and unit-stride bwd_data (the directions that write activations) by the direct kernel
-  // (merged_group_direct.cuh): a 16-bit configuration whose tile_k and tile_n are both num_groups_to_merge x C/G
+  // Merged-group fwd and bwd_data (the directions that write activations) by the direct kernel
+  // (merged_group_direct.cuh; strided bwd_data by its stride phases, strides up to StridePhases::kMaxStride): a
+  // 16-bit configuration whose tile_k and tile_n are both num_groups_to_merge x C/G
   // (= K/G, one of 2, 4, 8), where the plan fits the shared memory. A CTA reads its tiles' input windows once
   // and multiplies only the diagonal blocks; tile_m is its tile's pixel target, the waves its warps, the
   // pipeline's stages (2 or 3) its halo stages. Other problems of the configuration run its implicit GEMM
@@ -296,6 +297,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       return rewritten_tensors_bytes(q) + workspace_bytes(q, k_batch);
     }
     if (runs_merged_direct(p)) return splits_to_workspace(k_batch) ? split_bytes(p, k_batch) : 0;
+    if (runs_merged_direct_activations(p)) return 0;
     if (Traits::kDirection != ConvDirection::kBwdWeight) {
       if (kernels::StridePhases phases; stride_phases(p, phases)) {
         // the phases' filters, then the expanded weights of the largest paired phase
@@ -642,8 +644,13 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       return cudaErrorNotSupported;
     } else {
       using Element = typename Config::ElementGlobal;
-      auto* kernel = &kernels::merged_group_direct_kernel<Traits::kDataType, Config::kThreads, Traits::kTileN,
-                                                          kDirectActivationStages>;
+      constexpr bool kFwd = Traits::kDirection == ConvDirection::kFwd;
+      // strided bwd_data by stride phases: a kernel of its own (the one-phase kernel skips the phases' lookups)
+      auto* kernel = plan.phases > 1 && !kFwd
+                         ? &kernels::merged_group_direct_kernel<Traits::kDataType, Config::kThreads, Traits::kTileN,
+                                                                kDirectActivationStages, !kFwd>
+                         : &kernels::merged_group_direct_kernel<Traits::kDataType, Config::kThreads, Traits::kTileN,
+                                                                kDirectActivationStages, false>;
       TD_RETURN_IF_CUDA_ERROR(
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.smem_bytes)));
       int per_sm = 0, sms = 0;
@@ -651,7 +658,6 @@ class ImplicitGemmInstance : public GroupedConvInstance {
           cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Config::kThreads, plan.smem_bytes));
       TD_RETURN_IF_CUDA_ERROR(sm_count(&sms));
       kernels::merged_group_direct_grid(plan, p.G, int64_t(std::max(per_sm, 1)) * sms);
-      constexpr bool kFwd = Traits::kDirection == ConvDirection::kFwd;
       const dim3 grid(unsigned(plan.ctas), unsigned(p.G / Traits::kNumGroupsToMerge));
       kernel<<<grid, Config::kThreads, plan.smem_bytes, args.stream>>>(
           plan, static_cast<const Element*>(kFwd ? args.input : args.output), static_cast<const Element*>(args.weight),
@@ -1051,6 +1057,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   static bool uses_workspace(const ConvProblem& p, int k_batch) {
     if (rewrite(p).any()) return true;
     if (runs_merged_direct(p)) return splits_to_workspace(k_batch);
+    if (runs_merged_direct_activations(p)) return false;
     kernels::StridePhases phases;
     return splits_to_workspace(k_batch) || folds(p) || pairing(p) > 1 || stride_phases(p, phases);
   }

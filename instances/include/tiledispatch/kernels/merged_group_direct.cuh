@@ -1,8 +1,8 @@
-// Forward and unit-stride backward data for merged small groups (issue 10, F3; docs/pipelines.md, "Merged
-// groups, fwd and bwd_data"): a CTA owns num_groups_to_merge whole groups of C/G = K/G = 2, 4 or 8 channels and
-// walks tiles of the pixels it writes. It reads each tile's window of the tensor it reads (the halo) once, all
-// the groups' channels, and multiplies every tap from shared memory. The implicit GEMM instead reads every
-// pixel once per tap (im2col through L2) and pairs groups into zero-filled blocks of its wider MMA.
+// Forward and backward data for merged small groups (issue 10, F3; docs/pipelines.md, "Merged groups, fwd and
+// bwd_data"): a CTA owns num_groups_to_merge whole groups of C/G = K/G = 2, 4 or 8 channels and walks tiles of
+// the pixels it writes. It reads each tile's window of the tensor it reads (the halo) once, all the groups'
+// channels, and multiplies every tap from shared memory. The implicit GEMM instead reads every pixel once per
+// tap (im2col through L2) and pairs groups into zero-filled blocks of its wider MMA.
 //
 //   gmem weights --(cp.async 16 B)--> smem, once --> smem B: taps x blocks of 8 channels, fragment order
 //   gmem source --(cp.async 16 B, zero fill = padding)--> smem halo stages (a ring): the tile's window
@@ -11,10 +11,11 @@
 //   result staged in shared memory and stored as 16-byte vectors of whole pixel rows
 //
 // Both directions are the same multiply: fwd reads the input and writes the output, B[c][k] = W[g][k][tap][c];
-// bwd_data (stride 1) reads the output gradient with the taps flipped and the padding mirrored, B[k][c] =
-// W[g][k][taps - 1 - tap][c]. A diagonal block of 8 channels is one group (C/G = 8) or 8 / (C/G) groups whose
-// cross-group entries are zero (C/G = 2 and 4: the MMA's granularity). C/G = 16 and wider take the implicit
-// GEMM's diagonal mode, which measured faster (docs/performance.md, session 32).
+// bwd_data reads the output gradient with the taps reversed, B[k][c] = W[g][k][tap][c], and at stride s > 1
+// by stride phases: a tile holds pixels of one phase, which multiplies only the taps that meet an output pixel
+// (a phase without taps stores zeros). A diagonal block of 8 channels is one group (C/G = 8) or 8 / (C/G)
+// groups whose cross-group entries are zero (C/G = 2 and 4: the MMA's granularity). C/G = 16 and wider take
+// the implicit GEMM's diagonal mode, which measured faster (docs/performance.md, session 32).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -27,39 +28,60 @@
 #include <cute/arch/mma_sm80.hpp>
 
 #include "tiledispatch/kernels/fast_division.hpp"
-#include "tiledispatch/kernels/halo_tile.hpp"
 #include "tiledispatch/kernels/implicit_gemm_config.hpp"
+#include "tiledispatch/kernels/stride_phases.hpp"
 #include "tiledispatch/runtime/direction.hpp"
 #include "tiledispatch/runtime/problem.hpp"
 
 namespace tiledispatch::kernels {
 
+// One axis of phase a: dst pixel q * dst_stride + a (q < extent) reads src pixels q * src_stride + origin +
+// j * dilation for its taps j < taps, tap j being weight tap wbase + j * wstep along the axis. fwd has one
+// phase (weight taps in order); bwd_data reads the output gradient with the taps reversed and, at stride s, has
+// s phases an axis, each the run of taps that meets an output pixel (stride_phases.hpp).
+struct DirectPhaseAxis {
+  int extent, origin, taps, dilation, wbase, wstep;
+};
+
 struct MergedGroupDirectPlan {
+  static constexpr int kMaxStride = StridePhases::kMaxStride;
   // The tensor read (src: fwd input, bwd_data output gradient) and the tensor written (dst), both N x spatial x
-  // `channels`; padding as the window of a dst pixel sees src (bwd_data: (f - 1) x dilation - pad).
+  // `channels`.
   int n, src_d, src_h, src_w, dst_d, dst_h, dst_w;
-  int z, y, x, sd, sh, sw, pd, ph, pw, dd, dh, dw;
-  int taps, width, gm;  // width = C/G = K/G
+  int src_stride[3], dst_stride[3];  // fwd: the convolution's stride and 1; bwd_data: 1 and the stride
+  int y, x;                          // the filter's extents in H and W (a weight tap is (tz * y + ty) * x + tx)
+  int taps, width, gm;               // width = C/G = K/G
   int64_t channels;
-  bool flip;  // bwd_data: the weights' taps reversed
-  // tiles of dst pixels, one (n, d) each; a CTA walks tiles first, first + ctas, ... of its groups
-  int tile_h, tile_w, halo_d, halo_h, halo_w, pixels16, tiles_h, tiles_w;
+  bool transposed;  // bwd_data: B[k][c] = W[g][k][tap][c]; fwd: B[c][k]
+  int phases;       // indexed (a_d * s_h + a_h) * s_w + a_w; each axis' phase a is axis[i][a]
+  DirectPhaseAxis axis[3][kMaxStride];
+  // tiles of dst pixels of one phase and one (n, d): tile_h x tile_w of the phase's rows and columns; a CTA
+  // walks tiles first, first + ctas, ... of its groups
+  int tile_h, tile_w, halo_d, halo_h, halo_w, pixels16, tiles_h, tiles_w, depth;
   int tiles, ctas;
-  FastDivisor by_tiles_w, by_tiles_h, by_dst_d;  // a tile's (n, d, row block, column block), per tile
+  FastDivisor by_tiles_w, by_tiles_h, by_depth, by_n;  // a tile's (phase, n, d, row block, column block)
+  FastDivisor by_stride_w, by_stride_h;                 // a phase's residues
   // shared memory: the weights in fragment order (32-bit words), the halo stages (elements, halo_pitch a
-  // pixel), each pixel's halo row and tile position, each tap's shift in the halo; then at staging_offset the
-  // weights as copied (elements), which each warp's 16 output pixels reuse once they are in fragment order
+  // pixel), each pixel's halo row and tile position, each phase's first tap entry, each tap entry's shift in
+  // the halo and weight tap; then at staging_offset the weights as copied (elements), which each warp's 16
+  // output pixels reuse once they are in fragment order
   int weight_words, raw_weight_elems, halo_pitch, halo_elems;
   size_t staging_offset, smem_bytes;
+
+  TD_HOST_DEVICE void residues(int phase, int (&a)[3]) const {
+    uint32_t rh, rw;
+    a[0] = int(by_stride_h.divide(by_stride_w.divide(uint32_t(phase), rw), rh));
+    a[1] = int(rh), a[2] = int(rw);
+  }
 };
 
 // Whether groups of `width` channels fit the kernel's diagonal blocks of 8 channels.
 constexpr bool merged_group_direct_width(int64_t width) { return width == 2 || width == 4 || width == 8; }
 
-// The plan of `p` in `direction` (fwd; bwd_data at unit stride) for a CTA of `channels` = gm x C/G channels,
-// `stages` halo stages and tiles of about `tile_pixels` dst pixels. False where the kernel cannot run it: C/G !=
-// K/G, C/G not 2, 4 or 8, src or dst of 2^31 pixels or more, or shared memory beyond
-// `smem_limit`. The grid (`ctas` a group block) is set by merged_group_direct_grid.
+// The plan of `p` in `direction` (fwd; bwd_data at strides up to StridePhases::kMaxStride) for a CTA of
+// `channels` = gm x C/G channels, `warps` warps, `stages` halo stages and tiles of about `tile_pixels` dst
+// pixels. False where the kernel cannot run it: C/G != K/G, C/G not 2, 4 or 8, src or dst of 2^31 pixels or
+// more, or shared memory beyond `smem_limit`. The grid (`ctas` a group block) is set by merged_group_direct_grid.
 inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection direction, int gm, int channels,
                                           int warps, int stages, int tile_pixels, size_t smem_limit,
                                           MergedGroupDirectPlan& plan) {
@@ -67,56 +89,90 @@ inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection di
   if (direction == ConvDirection::kBwdWeight || p.G % gm != 0 || p.G / gm > 65535 || p.C != p.K) return false;
   const int64_t width = p.C / p.G;
   if (!merged_group_direct_width(width) || width * gm != channels || channels % 16 != 0) return false;
-  const bool bwd = direction == ConvDirection::kBwdData;
-  if (bwd && (p.stride[0] != 1 || p.stride[1] != 1 || p.stride[2] != 1)) return false;
   constexpr int64_t kLimit = int64_t(INT32_MAX);
   if (p.N * p.input_spatial() > kLimit || p.N * p.output_spatial() > kLimit) return false;
+  const bool bwd = direction == ConvDirection::kBwdData;
+  StridePhases phases;
+  if (bwd && !make_stride_phases(p, phases)) {
+    if (p.stride[0] != 1 || p.stride[1] != 1 || p.stride[2] != 1) return false;  // beyond kMaxStride
+    phases.count = 1;  // unit stride: one phase of every tap
+    for (int i = 0; i < 3; ++i) {
+      phases.stride[i] = 1;
+      phases.axis[i][0] = {0, int(p.filter[i]), 1, int(p.left_pad[i]), int(p.dilation[i]), int(p.input[i])};
+    }
+  }
   const auto out = p.output();
   const auto& src = bwd ? out : p.input;
   const auto& dst = bwd ? p.input : out;
   plan.n = int(p.N);
   plan.src_d = int(src[0]), plan.src_h = int(src[1]), plan.src_w = int(src[2]);
   plan.dst_d = int(dst[0]), plan.dst_h = int(dst[1]), plan.dst_w = int(dst[2]);
-  plan.z = int(p.filter[0]), plan.y = int(p.filter[1]), plan.x = int(p.filter[2]);
-  plan.sd = int(p.stride[0]), plan.sh = int(p.stride[1]), plan.sw = int(p.stride[2]);
-  plan.dd = int(p.dilation[0]), plan.dh = int(p.dilation[1]), plan.dw = int(p.dilation[2]);
-  const auto pad = [&](int i) {
-    return int(bwd ? (p.filter[i] - 1) * p.dilation[i] - p.left_pad[i] : p.left_pad[i]);
-  };
-  plan.pd = pad(0), plan.ph = pad(1), plan.pw = pad(2);
+  plan.y = int(p.filter[1]), plan.x = int(p.filter[2]);
   plan.taps = int(p.filter_spatial()), plan.width = int(width), plan.gm = gm;
   plan.channels = p.C;
-  plan.flip = bwd;
+  plan.transposed = bwd;
+  plan.phases = bwd ? phases.count : 1;
+  int max_taps[3] = {}, max_dilation_span[3] = {};
+  for (int i = 0; i < 3; ++i) {
+    plan.src_stride[i] = bwd ? 1 : int(p.stride[i]);
+    plan.dst_stride[i] = bwd ? phases.stride[i] : 1;
+    for (int a = 0; a < plan.dst_stride[i]; ++a) {
+      DirectPhaseAxis& axis = plan.axis[i][a];
+      if (!bwd) {
+        axis = {int(dst[i]), -int(p.left_pad[i]), int(p.filter[i]), int(p.dilation[i]), 0, 1};
+      } else {  // tap j of the run reads q + pad - j x dilation: reversed, q + origin + j' x dilation
+        const PhaseAxis& run = phases.axis[i][a];
+        const int last = run.taps - 1;
+        axis = {run.extent, run.pad - last * run.dilation, run.taps, run.dilation, run.first_tap + last * run.step,
+                -run.step};
+      }
+      max_taps[i] = std::max(max_taps[i], axis.taps);
+      max_dilation_span[i] = std::max(max_dilation_span[i], std::max(axis.taps - 1, 0) * axis.dilation);
+    }
+  }
   plan.halo_pitch = channels + 8;  // 16 bytes past the channels: ldmatrix rows of consecutive pixels in other banks
   plan.weight_words = plan.taps * channels * 4;  // 8 x 8 blocks of 16-bit pairs
   plan.raw_weight_elems = plan.taps * channels * plan.width;  // the CTA's groups of GKZYXC: contiguous
 
-  // Whole dst rows where they fit the pixel target, the rows and columns then spread evenly over the tiles
-  // (28 rows by 7, not 9, 9, 9 and 1).
+  // The phases' largest extents; whole rows where they fit the pixel target, the rows and columns then spread
+  // evenly over the tiles (28 rows by 7, not 9, 9, 9 and 1).
+  int extent[3] = {};
+  for (int i = 0; i < 3; ++i) {
+    for (int a = 0; a < plan.dst_stride[i]; ++a) extent[i] = std::max(extent[i], plan.axis[i][a].extent);
+  }
+  plan.depth = extent[0];
   const auto shape_tile = [&](int tile_h, int tile_w) {
-    set_halo_tile(plan, tile_h, tile_w);
+    plan.tile_h = tile_h, plan.tile_w = tile_w;
+    plan.halo_d = max_dilation_span[0] + 1;
+    plan.halo_h = (tile_h - 1) * plan.src_stride[1] + max_dilation_span[1] + 1;
+    plan.halo_w = (tile_w - 1) * plan.src_stride[2] + max_dilation_span[2] + 1;
+    plan.pixels16 = (tile_h * tile_w + 15) / 16 * 16;
     plan.halo_elems = plan.halo_d * plan.halo_h * plan.halo_w * plan.halo_pitch;
     plan.staging_offset = (size_t(plan.weight_words) * 4 + size_t(stages) * size_t(plan.halo_elems) * 2 +
-                           size_t(2 * plan.pixels16 + plan.taps) * 4 + 15) / 16 * 16;
+                           size_t(2 * plan.pixels16 + plan.phases + 1 + 2 * plan.taps) * 4 + 15) / 16 * 16;
     plan.smem_bytes = plan.staging_offset + std::max(size_t(plan.raw_weight_elems) * 2,
                                                      size_t(warps) * 16 * (channels + 8) * 2);
-    plan.tiles_h = (plan.dst_h + tile_h - 1) / tile_h;
-    plan.tiles_w = (plan.dst_w + tile_w - 1) / tile_w;
+    plan.tiles_h = (extent[1] + tile_h - 1) / tile_h;
+    plan.tiles_w = (extent[2] + tile_w - 1) / tile_w;
     return plan.smem_bytes <= smem_limit;
   };
-  const int tile_w = std::min(plan.dst_w, std::max(tile_pixels, 16));
-  int tile_h = std::min(plan.dst_h, std::max(1, tile_pixels / tile_w));
+  if (extent[0] == 0 || extent[1] == 0 || extent[2] == 0) return false;
+  const int tile_w = std::min(extent[2], std::max(tile_pixels, 16));
+  int tile_h = std::min(extent[1], std::max(1, tile_pixels / tile_w));
   while (!shape_tile(tile_h, tile_w)) {
     if (--tile_h == 0) return false;
   }
-  shape_tile((plan.dst_h + plan.tiles_h - 1) / plan.tiles_h, (plan.dst_w + plan.tiles_w - 1) / plan.tiles_w);
-  const int64_t tiles = int64_t(plan.n) * plan.dst_d * plan.tiles_h * plan.tiles_w;
+  shape_tile((extent[1] + plan.tiles_h - 1) / plan.tiles_h, (extent[2] + plan.tiles_w - 1) / plan.tiles_w);
+  const int64_t tiles = int64_t(plan.phases) * plan.n * plan.depth * plan.tiles_h * plan.tiles_w;
   if (tiles > kLimit) return false;
   plan.tiles = int(tiles);
   plan.ctas = 1;
   plan.by_tiles_w = FastDivisor::of(uint32_t(plan.tiles_w));
   plan.by_tiles_h = FastDivisor::of(uint32_t(plan.tiles_h));
-  plan.by_dst_d = FastDivisor::of(uint32_t(plan.dst_d));
+  plan.by_depth = FastDivisor::of(uint32_t(plan.depth));
+  plan.by_n = FastDivisor::of(uint32_t(plan.n));
+  plan.by_stride_w = FastDivisor::of(uint32_t(plan.dst_stride[2]));
+  plan.by_stride_h = FastDivisor::of(uint32_t(plan.dst_stride[1]));
   return true;
 }
 
@@ -140,8 +196,12 @@ __device__ inline uint32_t pack_pair(float lo, float hi) {
   return pair;
 }
 
-// Grid: (plan.ctas, G / gm); kChannels = gm x C/G. Every dst element of the CTA's groups in its tiles is written.
-template <DataType kDataType, int kThreads, int kChannels, int kStages,
+// Grid: (plan.ctas, G / gm); kChannels = gm x C/G; kPhases: plan.phases > 1 (strided bwd_data). The one-phase
+// kernel drops the phases' lookups and empty-tile tests at compile time: with them it needs more than 128
+// registers at 256 threads and 64 channels, one CTA an SM instead of two, 14-18 % slower on the unit-stride
+// rows (docs/performance.md, session 33). Every dst element of the CTA's groups is written (a phase without
+// taps stores zeros).
+template <DataType kDataType, int kThreads, int kChannels, int kStages, bool kPhases,
           class Element = typename ElementTypes<kDataType>::Global>
 __global__ void __launch_bounds__(kThreads)
     merged_group_direct_kernel(const MergedGroupDirectPlan plan, const Element* __restrict__ src,
@@ -159,7 +219,9 @@ __global__ void __launch_bounds__(kThreads)
   Element* raw_weight = reinterpret_cast<Element*>(smem_bytes + plan.staging_offset);
   int* halo_row = reinterpret_cast<int*>(halo_stages + size_t(kStages) * plan.halo_elems);
   int* tile_pos = halo_row + plan.pixels16;  // (row << 16) | column of each tile pixel; past the tile, no row
-  int* tap_shift = tile_pos + plan.pixels16;
+  int* phase_first = tile_pos + plan.pixels16;  // each phase's first tap entry, then the entries' count
+  int* tap_shift = phase_first + plan.phases + 1;
+  int* tap_weight = tap_shift + plan.taps;
   constexpr int kStagePitch = kChannels + 8;  // a staged pixel's elements: the 4-byte writes miss each other's banks
   uint32_t* staging = reinterpret_cast<uint32_t*>(smem_bytes + plan.staging_offset) +
                       (int(threadIdx.x) / 32) * (16 * kStagePitch / 2);
@@ -179,6 +241,37 @@ __global__ void __launch_bounds__(kThreads)
     cute::cp_async_fence();
   }
 
+  // A tile's phase and origin, and the phase's extents left from that origin (rows, cols: at most the tile's;
+  // none where the phase is empty there).
+  struct Tile {
+    int phase, n, d, row0, col0, rows, cols, taps;
+    int a[3];  // the phase's residues
+  };
+  const auto locate = [&](int index) {
+    Tile t;
+    uint32_t wb, hb, d, n, phase = 0;
+    const uint32_t nd = plan.by_tiles_h.divide(plan.by_tiles_w.divide(uint32_t(index), wb), hb);
+    if constexpr (kPhases) {
+      phase = plan.by_n.divide(plan.by_depth.divide(nd, d), n);
+      plan.residues(int(phase), t.a);
+    } else {
+      n = plan.by_depth.divide(nd, d);
+      t.a[0] = t.a[1] = t.a[2] = 0;
+    }
+    t.phase = int(phase), t.n = int(n), t.d = int(d);
+    t.row0 = int(hb) * plan.tile_h, t.col0 = int(wb) * plan.tile_w;
+    if constexpr (kPhases) {
+      const bool in_depth = t.d < plan.axis[0][t.a[0]].extent;
+      t.rows = in_depth ? min(plan.tile_h, plan.axis[1][t.a[1]].extent - t.row0) : 0;
+      t.cols = min(plan.tile_w, plan.axis[2][t.a[2]].extent - t.col0);
+      t.taps = plan.axis[0][t.a[0]].taps * plan.axis[1][t.a[1]].taps * plan.axis[2][t.a[2]].taps;
+    } else {  // one phase: every tap, the tensor's own extents
+      t.rows = min(plan.tile_h, plan.dst_h - t.row0), t.cols = min(plan.tile_w, plan.dst_w - t.col0);
+      t.taps = plan.taps;
+    }
+    return t;
+  };
+
   // The halo copies: a thread moves one 16-byte vector of a pixel's channels and walks the pixels kThreads /
   // kVectors apart, its coordinates advanced by carries; zero fill outside src.
   const int halo_plane = plan.halo_h * plan.halo_w, halo_pixels = plan.halo_d * halo_plane;
@@ -187,12 +280,6 @@ __global__ void __launch_bounds__(kThreads)
   const int step_z = kPixelStep / halo_plane, step_y = kPixelStep / plan.halo_w % plan.halo_h;
   const int step_x = kPixelStep % plan.halo_w;
   const Element* src_channels = src + int64_t(g0) * plan.width + c8 * 8;
-  const auto tile_origin = [&](int tile, int& n, int& od, int& row0, int& col0) {
-    uint32_t wb, hb, d;
-    const uint32_t nd = plan.by_tiles_h.divide(plan.by_tiles_w.divide(uint32_t(tile), wb), hb);
-    n = int(plan.by_dst_d.divide(nd, d)), od = int(d);
-    row0 = int(hb) * plan.tile_h, col0 = int(wb) * plan.tile_w;
-  };
   // The thread's first halo pixel and its offset in the image from the window's corner, the same every tile;
   // the walk's steps in the image (a step, and the carries into the next row and plane).
   const int hz0 = pixel0 / halo_plane, hy0 = pixel0 / plan.halo_w % plan.halo_h, hx0 = pixel0 % plan.halo_w;
@@ -200,11 +287,13 @@ __global__ void __launch_bounds__(kThreads)
   const int at0 = (hz0 * plan.src_h + hy0) * plan.src_w + hx0;
   const int step_at = step_z * src_plane + step_y * plan.src_w + step_x;
   const int carry_x = plan.src_w - plan.halo_w, carry_y = src_plane - plan.halo_h * plan.src_w;
-  const auto load_stage = [&](int tile, int stage) {
-    int n, od, row0, col0;
-    tile_origin(tile, n, od, row0, col0);
-    const int id0 = od * plan.sd - plan.pd, ih0 = row0 * plan.sh - plan.ph, iw0 = col0 * plan.sw - plan.pw;
-    const Element* image = src_channels + int64_t(n) * plan.src_d * src_plane * plan.channels;
+  const auto load_stage = [&](int index, int stage) {
+    const Tile t = locate(index);
+    if (kPhases && (t.rows <= 0 || t.cols <= 0 || t.taps == 0)) return;  // nothing read: zeros or no pixels
+    const int id0 = t.d * plan.src_stride[0] + plan.axis[0][t.a[0]].origin;
+    const int ih0 = t.row0 * plan.src_stride[1] + plan.axis[1][t.a[1]].origin;
+    const int iw0 = t.col0 * plan.src_stride[2] + plan.axis[2][t.a[2]].origin;
+    const Element* image = src_channels + int64_t(t.n) * plan.src_d * src_plane * plan.channels;
     int hz = hz0, hy = hy0, hx = hx0;
     int at = (id0 * plan.src_h + ih0) * plan.src_w + iw0 + at0;  // the pixel's index in the image
     Element* to = halo_stages + size_t(stage) * plan.halo_elems + c8 * 8 + pixel0 * plan.halo_pitch;
@@ -225,41 +314,63 @@ __global__ void __launch_bounds__(kThreads)
     if (s < count) load_stage(first + s * plan.ctas, s);
     cute::cp_async_fence();
   }
+  if (threadIdx.x == 0) {  // each phase's tap entries, in phase order
+    int entries = 0;
+    for (int phase = 0; phase < plan.phases; ++phase) {
+      int a[3];
+      plan.residues(phase, a);
+      phase_first[phase] = entries;
+      entries += plan.axis[0][a[0]].taps * plan.axis[1][a[1]].taps * plan.axis[2][a[2]].taps;
+    }
+    phase_first[plan.phases] = entries;
+  }
 
-  // The weights in fragment order, once, a warp per (tap, block): word (tap, block, lane) holds B rows k, k + 1
-  // of column n of the block (m16n8k8: k = 2 (lane % 4), n = lane / 4), zero across groups.
+  // Each dst pixel of a tile as a halo pixel before the tap's shift (pixels past the tile read pixel 0), and
+  // each tap entry's shift in the halo (elements) and weight tap (the phases partition the taps).
   cute::cp_async_wait<kStages - 1>();
+  __syncthreads();
+  const int tile_pixels = plan.tile_h * plan.tile_w;
+  for (int p = int(threadIdx.x); p < plan.pixels16; p += kThreads) {
+    const int th = p / plan.tile_w, tw = p % plan.tile_w;
+    halo_row[p] = p < tile_pixels ? th * plan.src_stride[1] * plan.halo_w + tw * plan.src_stride[2] : 0;
+    tile_pos[p] = p < tile_pixels ? th << 16 | tw : 0x7fff << 16;
+  }
+  for (int e = int(threadIdx.x); e < phase_first[plan.phases]; e += kThreads) {
+    int phase = 0;
+    while (phase_first[phase + 1] <= e) ++phase;
+    int a[3];
+    plan.residues(phase, a);
+    const DirectPhaseAxis az = plan.axis[0][a[0]], ay = plan.axis[1][a[1]], ax = plan.axis[2][a[2]];
+    const int j = e - phase_first[phase];
+    const int jz = j / (ay.taps * ax.taps), jy = j / ax.taps % ay.taps, jx = j % ax.taps;
+    tap_shift[e] = ((jz * az.dilation * plan.halo_h + jy * ay.dilation) * plan.halo_w + jx * ax.dilation) *
+                   plan.halo_pitch;
+    tap_weight[e] = ((az.wbase + jz * az.wstep) * plan.y + ay.wbase + jy * ay.wstep) * plan.x + ax.wbase +
+                    jx * ax.wstep;
+  }
+
+  // The weights in fragment order, once, in tap entry order, a warp per (entry, block): word (entry, block,
+  // lane) holds B rows k, k + 1 of column n of the block (m16n8k8: k = 2 (lane % 4), n = lane / 4) for the
+  // entry's weight tap, zero across groups.
   __syncthreads();
   {
     const int lane = int(threadIdx.x) % 32, shift = __ffs(plan.width) - 1;  // widths are powers of two
     const uint16_t* bits = reinterpret_cast<const uint16_t*>(raw_weight);
     for (int item = int(threadIdx.x) / 32; item < plan.taps * kBlocks; item += kWarps) {
-      const int tap = item / kBlocks, block = item % kBlocks;
+      const int tap = tap_weight[item / kBlocks], block = item % kBlocks;
       const int k = block * 8 + 2 * (lane % 4), nn = block * 8 + lane / 4;
       uint32_t word = 0;
       if (k >> shift == nn >> shift) {  // inside one group (k, k + 1 share it: widths are even)
-        if (!plan.flip) {  // B[c][k] = W[g][k][tap][c]: c = k, k + 1 adjacent
+        if (!plan.transposed) {  // B[c][k] = W[g][k][tap][c]: c = k, k + 1 adjacent
           const int at = (nn * plan.taps + tap) * plan.width + (k & (plan.width - 1));
           word = uint32_t(bits[at]) | uint32_t(bits[at + 1]) << 16;
-        } else {  // B[k][c] = W[g][k][flipped tap][c]: k, k + 1 a filter apart
-          const int at = (k * plan.taps + (plan.taps - 1 - tap)) * plan.width + (nn & (plan.width - 1));
+        } else {  // B[k][c] = W[g][k][tap][c]: k, k + 1 a filter apart
+          const int at = (k * plan.taps + tap) * plan.width + (nn & (plan.width - 1));
           word = uint32_t(bits[at]) | uint32_t(bits[at + plan.taps * plan.width]) << 16;
         }
       }
       weight_smem[item * 32 + lane] = word;
     }
-  }
-  // Each dst pixel of a tile as a halo pixel before the tap's shift (pixels past the tile read pixel 0), and each
-  // tap's shift in elements.
-  const int tile_pixels = plan.tile_h * plan.tile_w;
-  for (int p = int(threadIdx.x); p < plan.pixels16; p += kThreads) {
-    const int th = p / plan.tile_w, tw = p % plan.tile_w;
-    halo_row[p] = p < tile_pixels ? th * plan.sh * plan.halo_w + tw * plan.sw : 0;
-    tile_pos[p] = p < tile_pixels ? th << 16 | tw : 0x7fff << 16;
-  }
-  for (int tap = int(threadIdx.x); tap < plan.taps; tap += kThreads) {
-    const int tz = tap / (plan.y * plan.x), ty = tap / plan.x % plan.y, tx = tap % plan.x;
-    tap_shift[tap] = ((tz * plan.dd * plan.halo_h + ty * plan.dh) * plan.halo_w + tx * plan.dw) * plan.halo_pitch;
   }
 
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
@@ -269,18 +380,26 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();  // tile i arrived everywhere, and every warp is done with the stage the next copy refills
     if (i + kStages - 1 < count) load_stage(first + (i + kStages - 1) * plan.ctas, (i + kStages - 1) % kStages);
     cute::cp_async_fence();
+    const Tile t = locate(first + i * plan.ctas);
+    if (kPhases && (t.rows <= 0 || t.cols <= 0)) continue;  // a phase's tile past its extents
     const Element* halo = halo_stages + size_t(i % kStages) * plan.halo_elems;
-    int n, od, row0, col0;
-    tile_origin(first + i * plan.ctas, n, od, row0, col0);
-    const int rows = min(plan.tile_h, plan.dst_h - row0), cols = min(plan.tile_w, plan.dst_w - col0);
+    const int entry_begin = kPhases ? phase_first[t.phase] : 0;
+    const int entry_end = kPhases ? phase_first[t.phase + 1] : plan.taps;
+    // dst pixel (q_d, q_h, q_w) of the phase is (q x dst_stride + residue) of the tensor
+    const int dst_row_step = kPhases ? plan.dst_stride[1] * plan.dst_w : plan.dst_w;
+    const int dst_col_step = kPhases ? plan.dst_stride[2] : 1;
+    const int dst_d = kPhases ? t.d * plan.dst_stride[0] + t.a[0] : t.d;
+    const int dst_row = kPhases ? t.row0 * plan.dst_stride[1] + t.a[1] : t.row0;
+    const int dst_col = kPhases ? t.col0 * plan.dst_stride[2] + t.a[2] : t.col0;
     Element* tile_dst =
-        group_dst + (((int64_t(n) * plan.dst_d + od) * plan.dst_h + row0) * plan.dst_w + col0) * plan.channels;
+        group_dst + (((int64_t(t.n) * plan.dst_d + dst_d) * plan.dst_h + dst_row) * plan.dst_w + dst_col) *
+                        plan.channels;
     for (int chunk = warp; chunk * 16 < plan.pixels16; chunk += kWarps) {
       float acc[kChannels / 8][4] = {};
       const Element* a_base = halo + halo_row[chunk * 16 + (lane & 15)] * plan.halo_pitch + (lane >> 4) * 8;
-      for (int tap = 0; tap < plan.taps; ++tap) {
-        const Element* a_pixel = a_base + tap_shift[tap];
-        const uint32_t* b_tap = weight_smem + tap * (kBlocks * 32) + lane;
+      for (int e = entry_begin; e < entry_end; ++e) {
+        const Element* a_pixel = a_base + tap_shift[e];
+        const uint32_t* b_tap = weight_smem + e * (kBlocks * 32) + lane;
 #pragma unroll
         for (int c16 = 0; c16 < kChannels / 16; ++c16) {
           uint32_t a[4];
@@ -297,19 +416,20 @@ __global__ void __launch_bounds__(kThreads)
       // Accumulator (m, n) of m16n8: rows (pixels) lane / 4 and + 8, columns 2 (lane % 4) and + 1. Staged
       // through the warp's 16 pixels of shared memory, stored as 16-byte vectors of whole pixel rows.
 #pragma unroll
-      for (int t = 0; t < kChannels / 8; ++t) {
+      for (int c = 0; c < kChannels / 8; ++c) {
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-          staging[((lane / 4 + 8 * half) * kStagePitch + t * 8) / 2 + lane % 4] =
-              pack_pair<kDataType>(acc[t][2 * half], acc[t][2 * half + 1]);
+          staging[((lane / 4 + 8 * half) * kStagePitch + c * 8) / 2 + lane % 4] =
+              pack_pair<kDataType>(acc[c][2 * half], acc[c][2 * half + 1]);
         }
       }
       __syncwarp();
 #pragma unroll
       for (int v = lane; v < 16 * kVectors; v += 32) {
         const int pos = tile_pos[chunk * 16 + v / kVectors], th = pos >> 16, tw = pos & 0xffff;
-        if (th < rows && tw < cols) {
-          *reinterpret_cast<uint4*>(tile_dst + int64_t(th * plan.dst_w + tw) * plan.channels + (v % kVectors) * 8) =
+        if (th < t.rows && tw < t.cols) {
+          *reinterpret_cast<uint4*>(tile_dst + int64_t(th * dst_row_step + tw * dst_col_step) * plan.channels +
+                                    (v % kVectors) * 8) =
               *reinterpret_cast<const uint4*>(staging + ((v / kVectors) * kStagePitch + (v % kVectors) * 8) / 2);
         }
       }
