@@ -23,10 +23,10 @@
 #include <algorithm>
 #include <cstdint>
 
-#include <cute/arch/copy_sm75.hpp>
 #include <cute/arch/copy_sm80.hpp>
 #include <cute/arch/mma_sm80.hpp>
 
+#include "tiledispatch/kernels/fast_division.hpp"
 #include "tiledispatch/kernels/halo_tile.hpp"
 #include "tiledispatch/runtime/problem.hpp"
 
@@ -35,6 +35,7 @@ namespace tiledispatch::kernels {
 struct MergedGroupBwdWeightPlan {
   static constexpr int kMaxBlocks = 64;  // 16 x 16 blocks of one CTA's (Kc x Cc) gradient that meet a group
   static constexpr int kMaxTaps = 9;     // taps of one work item: 9 x 8 fp32 sums a thread
+  static constexpr int kTapBatch = 3;    // taps whose MMA chains a warp interleaves
   static constexpr int kStageBytes = 24 * 1024;  // the pixel tile's target: four stages leave room for two CTAs
   // problem (pixel counts below 2^31: make_merged_group_bwd_weight_plan checks)
   int n, di, hi, wi, do_, ho, wo;
@@ -44,9 +45,10 @@ struct MergedGroupBwdWeightPlan {
   // step tiling
   int tile_h, tile_w, halo_d, halo_h, halo_w, pixels16;
   int steps_h, steps_w, steps, steps_per_split;
+  FastDivisor by_steps_w, by_steps_h, by_do;  // a step's (n, do, row block, column block)
   int k_batch;
   // work items: blocks x tap chunks, kWarps a CTA
-  int blocks_count, tap_chunks, items;  // an item's taps: [chunk x taps / tap_chunks, (chunk + 1) x ...)
+  int blocks_count, tap_chunks, chunk_taps, items;  // an item's taps: [chunk x chunk_taps, + chunk_taps) in taps
   uint16_t blocks[kMaxBlocks];  // (m block << 8) | n block
   // shared memory, in elements: per stage the dY tile, then the X halo
   int dy_pitch, x_pitch, stage_elems;
@@ -89,10 +91,15 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
       plan.blocks[plan.blocks_count++] = uint16_t((mb << 8) | nb);
     }
   }
-  // Tap chunks, balanced: at most kMaxTaps taps an item, and enough chunks that the CTA's warps all have one.
-  const int min_chunks = (plan.taps + MergedGroupBwdWeightPlan::kMaxTaps - 1) / MergedGroupBwdWeightPlan::kMaxTaps;
+  // Tap chunks: at most kMaxTaps taps an item, enough chunks that the CTA's warps all have one, and whole tap
+  // batches in each where the filter has that many taps (9 taps in two chunks: 6 and 3, not 5 and 4, which
+  // batches of 3 would pad to 12 MMA chains).
+  constexpr int kMaxTaps = MergedGroupBwdWeightPlan::kMaxTaps, kTapBatch = MergedGroupBwdWeightPlan::kTapBatch;
+  const int min_chunks = (plan.taps + kMaxTaps - 1) / kMaxTaps;
   const int fill_chunks = (warps + plan.blocks_count - 1) / plan.blocks_count;
-  plan.tap_chunks = std::min(plan.taps, std::max(min_chunks, fill_chunks));
+  const int balanced = (plan.taps + std::max(min_chunks, fill_chunks) - 1) / std::max(min_chunks, fill_chunks);
+  plan.chunk_taps = plan.taps < kTapBatch ? balanced : std::min(kMaxTaps, (balanced + kTapBatch - 1) / kTapBatch * kTapBatch);
+  plan.tap_chunks = (plan.taps + plan.chunk_taps - 1) / plan.chunk_taps;
   plan.items = plan.blocks_count * plan.tap_chunks;
 
   // The pixel tile: whole output rows where they fit (tile_w = Wo), as many as a stage of about kStageBytes
@@ -116,9 +123,20 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
   // The same number of steps with the rows and columns spread evenly: 28 rows by 7, not 9, 9, 9 and 1.
   shape_tile((plan.ho + plan.steps_h - 1) / plan.steps_h, (plan.wo + plan.steps_w - 1) / plan.steps_w);
   plan.steps = plan.n * plan.do_ * plan.steps_h * plan.steps_w;  // at most N x Do x Ho x Wo
+  plan.by_steps_w = FastDivisor::of(uint32_t(plan.steps_w));
+  plan.by_steps_h = FastDivisor::of(uint32_t(plan.steps_h));
+  plan.by_do = FastDivisor::of(uint32_t(plan.do_));
   plan.k_batch = std::max(k_batch, 1);
   plan.steps_per_split = (plan.steps + plan.k_batch - 1) / plan.k_batch;
   return true;
+}
+
+// ldmatrix .x4 .trans at a shared-memory byte address: the loops keep 32-bit addresses (a base per pixel chunk
+// plus a tap's shift), not generic pointers converted at every load.
+__device__ inline void ldmatrix_x4_trans(uint32_t address, uint32_t (&fragment)[4]) {
+  asm volatile("ldmatrix.sync.aligned.x4.trans.m8n8.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(fragment[0]), "=r"(fragment[1]), "=r"(fragment[2]), "=r"(fragment[3])
+               : "r"(address));
 }
 
 // Grid: (k_batch, ceil(items / warps), G / gm); kChainPixels = tile_k. `partial` (k_batch fp32 slices of the
@@ -145,23 +163,29 @@ __global__ void __launch_bounds__(kThreads)
   const int block = active ? plan.blocks[item / plan.tap_chunks] : 0;
   const int mb = block >> 8, nb = block & 0xFF;
   const int chunk = item % plan.tap_chunks;
-  const int tap0 = chunk * plan.taps / plan.tap_chunks;
-  const int ntaps = active ? (chunk + 1) * plan.taps / plan.tap_chunks - tap0 : 0;
+  const int tap0 = chunk * plan.chunk_taps;
+  const int ntaps = active ? min(plan.chunk_taps, plan.taps - tap0) : 0;
   const int halo_plane = plan.halo_h * plan.halo_w;
-  int tap_offset[kMaxTaps];  // a tap's shift in the halo, in pixels
+  // Taps in batches of kTapBatch whose MMA chains interleave (independent accumulators hide the MMA latency);
+  // a batch's slots past the item's taps repeat its last tap and are not kept.
+  constexpr int kTapBatch = MergedGroupBwdWeightPlan::kTapBatch;
+  constexpr int kBatchedTaps = (kMaxTaps + kTapBatch - 1) / kTapBatch * kTapBatch;
+  uint32_t tap_bytes[kBatchedTaps];  // a tap's shift in the halo, in bytes
 #pragma unroll
-  for (int j = 0; j < kMaxTaps; ++j) {
-    const int t = min(tap0 + j, plan.taps - 1);
+  for (int j = 0; j < kBatchedTaps; ++j) {
+    const int t = max(0, min(tap0 + min(j, ntaps - 1), plan.taps - 1));
     const int tz = t / (plan.y * plan.x), ty = (t / plan.x) % plan.y, tx = t % plan.x;
-    tap_offset[j] = tz * plan.dd * halo_plane + ty * plan.dh * plan.halo_w + tx * plan.dw;
+    tap_bytes[j] = uint32_t((tz * plan.dd * halo_plane + ty * plan.dh * plan.halo_w + tx * plan.dw) * plan.x_pitch *
+                            int(sizeof(Element)));
   }
 
-  // Each pixel of the tile as a halo pixel before the tap's shift (pixels past the tile read pixel 0, a real
-  // one: their dY rows are zero). The same for every step.
+  // Each pixel of the tile as a halo pixel before the tap's shift, in bytes (pixels past the tile read pixel
+  // 0, a real one: their dY rows are zero). The same for every step.
   const int tile_pixels = plan.tile_h * plan.tile_w;
-  int* halo_row = reinterpret_cast<int*>(smem_bytes + size_t(kStages) * plan.stage_elems * sizeof(Element));
+  uint32_t* halo_row = reinterpret_cast<uint32_t*>(smem_bytes + size_t(kStages) * plan.stage_elems * sizeof(Element));
   for (int p = int(threadIdx.x); p < plan.pixels16; p += kThreads) {
-    halo_row[p] = p < tile_pixels ? (p / plan.tile_w) * plan.sh * plan.halo_w + (p % plan.tile_w) * plan.sw : 0;
+    const int pixel = p < tile_pixels ? (p / plan.tile_w) * plan.sh * plan.halo_w + (p % plan.tile_w) * plan.sw : 0;
+    halo_row[p] = uint32_t(pixel * plan.x_pitch * int(sizeof(Element)));
   }
 
   // The copies: a thread moves one 16-byte vector of a pixel's channels and walks the pixels kThreads / vectors
@@ -177,96 +201,111 @@ __global__ void __launch_bounds__(kThreads)
   const Element* dy_channels = output_grad + int64_t(g0) * plan.kg + dy_c8 * 8;
   const Element* x_channels = input + int64_t(g0) * plan.cg + x_c8 * 8;
 
+  // The walks' steps in the tensors' pixel indices (a step, and the carries into the next row and plane).
+  const int dy_step_at = dy_dh * plan.wo + dy_dw, dy_carry = plan.wo - plan.tile_w;
+  const int x_plane = plan.hi * plan.wi;
+  const int x_step_at = x_dz * x_plane + x_dy * plan.wi + x_dx;
+  const int x_carry_w = plan.wi - plan.halo_w, x_carry_h = x_plane - plan.halo_h * plan.wi;
+  const uint32_t k_stride = uint32_t(plan.k), c_stride = uint32_t(plan.c);  // channels a pixel, below 2^31
+  // the thread's first pixel of every step: in the dY tile and in the halo
+  const int dy_th0 = dy_first / plan.tile_w, dy_tw0 = dy_first % plan.tile_w;
+  const int x_hz0 = x_first / halo_plane, x_hy0 = x_first / plan.halo_w % plan.halo_h, x_hx0 = x_first % plan.halo_w;
+
   auto load_stage = [&](int step, int stage) {
     Element* dy_tile = smem + size_t(stage) * plan.stage_elems;
     Element* x_halo = dy_tile + plan.pixels16 * plan.dy_pitch;
-    const int wb = step % plan.steps_w, hb = step / plan.steps_w % plan.steps_h;
-    const int od = step / (plan.steps_w * plan.steps_h) % plan.do_, n = step / (plan.steps_w * plan.steps_h * plan.do_);
-    const int row0 = hb * plan.tile_h, col0 = wb * plan.tile_w;
+    uint32_t wb, hb, od;
+    const int n = int(plan.by_do.divide(plan.by_steps_h.divide(plan.by_steps_w.divide(uint32_t(step), wb), hb), od));
+    const int row0 = int(hb) * plan.tile_h, col0 = int(wb) * plan.tile_w;
     const int rows = min(plan.tile_h, plan.ho - row0), cols = min(plan.tile_w, plan.wo - col0);
-    const int dy_base = ((n * plan.do_ + od) * plan.ho + row0) * plan.wo + col0;
     if (dy_first < dy_pixel_step) {
-      int th = dy_first / plan.tile_w, tw = dy_first % plan.tile_w;
+      int th = dy_th0, tw = dy_tw0;
+      int at = ((n * plan.do_ + int(od)) * plan.ho + row0 + th) * plan.wo + col0 + tw;
       for (int p = dy_first; p < plan.pixels16; p += dy_pixel_step) {
         const bool valid = th < rows && tw < cols;  // pixels past the tile have th >= tile_h
-        const Element* src = valid ? dy_channels + int64_t(dy_base + th * plan.wo + tw) * plan.k : output_grad;
+        const Element* src = valid ? dy_channels + uint64_t(uint32_t(at)) * k_stride : output_grad;
         cute::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL<cute::uint128_t>::copy(
             *reinterpret_cast<const cute::uint128_t*>(src),
             *reinterpret_cast<cute::uint128_t*>(dy_tile + p * plan.dy_pitch + dy_c8 * 8), valid);
-        tw += dy_dw, th += dy_dh;
-        if (tw >= plan.tile_w) tw -= plan.tile_w, ++th;
+        tw += dy_dw, th += dy_dh, at += dy_step_at;
+        if (tw >= plan.tile_w) tw -= plan.tile_w, ++th, at += dy_carry;
       }
     }
     if (x_first < x_pixel_step) {
-      const int id0 = od * plan.sd - plan.pd, ih0 = row0 * plan.sh - plan.ph, iw0 = col0 * plan.sw - plan.pw;
-      int hz = x_first / halo_plane, hy = x_first / plan.halo_w % plan.halo_h, hx = x_first % plan.halo_w;
+      const int id0 = int(od) * plan.sd - plan.pd, ih0 = row0 * plan.sh - plan.ph, iw0 = col0 * plan.sw - plan.pw;
+      int hz = x_hz0, hy = x_hy0, hx = x_hx0;
+      int at = ((n * plan.di + id0 + hz) * plan.hi + ih0 + hy) * plan.wi + iw0 + hx;  // may start outside
       for (int p = x_first; p < halo_pixels; p += x_pixel_step) {
         const int id = id0 + hz, ih = ih0 + hy, iw = iw0 + hx;
         const bool valid = unsigned(id) < unsigned(plan.di) && unsigned(ih) < unsigned(plan.hi) &&
                            unsigned(iw) < unsigned(plan.wi);
-        const Element* src =
-            valid ? x_channels + int64_t(((n * plan.di + id) * plan.hi + ih) * plan.wi + iw) * plan.c : input;
+        const Element* src = valid ? x_channels + uint64_t(uint32_t(at)) * c_stride : input;
         cute::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL<cute::uint128_t>::copy(
             *reinterpret_cast<const cute::uint128_t*>(src),
             *reinterpret_cast<cute::uint128_t*>(x_halo + p * plan.x_pitch + x_c8 * 8), valid);
-        hx += x_dx, hy += x_dy, hz += x_dz;
-        if (hx >= plan.halo_w) hx -= plan.halo_w, ++hy;
-        if (hy >= plan.halo_h) hy -= plan.halo_h, ++hz;
+        hx += x_dx, hy += x_dy, hz += x_dz, at += x_step_at;
+        if (hx >= plan.halo_w) hx -= plan.halo_w, ++hy, at += x_carry_w;
+        if (hy >= plan.halo_h) hy -= plan.halo_h, ++hz, at += x_carry_h;
       }
     }
   };
 
-  float sums[kMaxTaps][2][4] = {};
+  float sums[kBatchedTaps][2][4] = {};
   for (int s = 0; s < kStages - 1; ++s) {
     if (s < count) load_stage(first_step + s, s);
     cute::cp_async_fence();
   }
   const int a_channel = mb * 16 + ((lane >> 3) & 1) * 8, b_channel = nb * 16 + (lane >> 4) * 8;
   const int a_lane_pixel = (lane & 7) + ((lane >> 4) << 3), b_lane_pixel = (lane & 7) + ((lane >> 3) & 1) * 8;
+  const uint32_t smem_base = uint32_t(__cvta_generic_to_shared(smem));
   for (int i = 0; i < count; ++i) {
     cute::cp_async_wait<kStages - 2>();
     __syncthreads();
     if (i + kStages - 1 < count) load_stage(first_step + i + kStages - 1, (i + kStages - 1) % kStages);
     cute::cp_async_fence();
     if (!active) continue;
-    const Element* dy_tile = smem + size_t(i % kStages) * plan.stage_elems;
-    const Element* x_halo = dy_tile + plan.pixels16 * plan.dy_pitch;
+    // shared-memory byte addresses of this lane's A row and B channels in the stage
+    const uint32_t dy_tile = smem_base + uint32_t(size_t(i % kStages) * plan.stage_elems * sizeof(Element));
+    const uint32_t x_halo = dy_tile + uint32_t(plan.pixels16 * plan.dy_pitch * int(sizeof(Element)));
+    const uint32_t a_lane = dy_tile + uint32_t((a_lane_pixel * plan.dy_pitch + a_channel) * int(sizeof(Element)));
+    const uint32_t b_lane = x_halo + uint32_t(b_channel * int(sizeof(Element)));
     for (int chain = 0; chain < plan.pixels16; chain += kChainPixels) {
       const int chunks = min(kMaxChunks, (plan.pixels16 - chain) / 16);
       // dY^T (m = output channel, k = pixel) of every 16-pixel chunk of the chain: rows are pixels, transposed.
       uint32_t a[kMaxChunks][4];
-      int x_row[kMaxChunks];  // this lane's B pixel of each chunk in the halo
+      uint32_t b_row[kMaxChunks];  // this lane's B pixel of each chunk in the halo (address)
 #pragma unroll
       for (int kk = 0; kk < kMaxChunks; ++kk) {
         if (kk >= chunks) break;
-        const int a_pixel = chain + kk * 16 + a_lane_pixel;
-        cute::SM75_U16x8_LDSM_T::copy(
-            *reinterpret_cast<const cute::uint128_t*>(dy_tile + a_pixel * plan.dy_pitch + a_channel), a[kk][0],
-            a[kk][1], a[kk][2], a[kk][3]);
-        x_row[kk] = halo_row[chain + kk * 16 + b_lane_pixel];
+        ldmatrix_x4_trans(a_lane + uint32_t((chain + kk * 16) * plan.dy_pitch * int(sizeof(Element))), a[kk]);
+        b_row[kk] = b_lane + halo_row[chain + kk * 16 + b_lane_pixel];
       }
 #pragma unroll
-      for (int j = 0; j < kMaxTaps; ++j) {
-        if (j >= ntaps) break;
-        float chain_sums[2][4] = {};
+      for (int j0 = 0; j0 < kMaxTaps; j0 += kTapBatch) {
+        if (j0 >= ntaps) break;
+        float chain_sums[kTapBatch][2][4] = {};
 #pragma unroll
         for (int kk = 0; kk < kMaxChunks; ++kk) {
           if (kk >= chunks) break;
-          uint32_t b[4];
-          cute::SM75_U16x8_LDSM_T::copy(*reinterpret_cast<const cute::uint128_t*>(
-                                            x_halo + (x_row[kk] + tap_offset[j]) * plan.x_pitch + b_channel),
-                                        b[0], b[1], b[2], b[3]);
 #pragma unroll
-          for (int nt = 0; nt < 2; ++nt) {
-            float* d = chain_sums[nt];
-            Mma::fma(d[0], d[1], d[2], d[3], a[kk][0], a[kk][1], a[kk][2], a[kk][3], b[2 * nt], b[2 * nt + 1],
-                     d[0], d[1], d[2], d[3]);
+          for (int jj = 0; jj < kTapBatch; ++jj) {
+            uint32_t b[4];
+            ldmatrix_x4_trans(b_row[kk] + tap_bytes[j0 + jj], b);
+#pragma unroll
+            for (int nt = 0; nt < 2; ++nt) {
+              float* d = chain_sums[jj][nt];
+              Mma::fma(d[0], d[1], d[2], d[3], a[kk][0], a[kk][1], a[kk][2], a[kk][3], b[2 * nt], b[2 * nt + 1],
+                       d[0], d[1], d[2], d[3]);
+            }
           }
         }
 #pragma unroll
-        for (int nt = 0; nt < 2; ++nt) {
+        for (int jj = 0; jj < kTapBatch; ++jj) {
 #pragma unroll
-          for (int e = 0; e < 4; ++e) sums[j][nt][e] += chain_sums[nt][e];
+          for (int nt = 0; nt < 2; ++nt) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) sums[j0 + jj][nt][e] += chain_sums[jj][nt][e];
+          }
         }
       }
     }
