@@ -12,8 +12,9 @@ merged-group kernel (``DIRECT_MERGED_GROUP_TILES``), bwd_data a 16-wide tile for
 256-row tile for width-unfolded layers (``UNFOLDED_FWD_TILES``),
 bwd_weight five 16- and 32-row tiles it runs transposed
 (``TRANSPOSED_BWD_WEIGHT_TILES``), seven for small C/G, six of them merged groups that run the direct
-merged-group kernel where gm x K/G = tile_m (``SMALL_CG_BWD_WEIGHT_TILES``), and one gm-2 tile whose merged
-groups come by TMA in 128-byte rows (``MERGED_TMA_BWD_WEIGHT_TILES``). Every direction adds its
+merged-group kernel where gm x K/G = tile_m (``SMALL_CG_BWD_WEIGHT_TILES``), three more on mem only whose
+four waves and 128-pixel chains run that kernel faster (``DIRECT_BWD_WEIGHT_TILES``), and one gm-2 tile whose
+merged groups come by TMA in 128-byte rows (``MERGED_TMA_BWD_WEIGHT_TILES``). Every direction adds its
 depthwise direct kernels. 2D: filters 3, 5 and 7 (fp32 forward: 3 and 5) x strides 1 and 2 on the shapes of
 ``DEFAULT_DEPTHWISE`` (one per direction and dtype, three or four for 16-bit types): six per request for fp32
 (four for fp32 forward), twelve (16-bit fwd), fourteen (16-bit bwd_data) and twelve (16-bit bwd_weight) for
@@ -123,6 +124,16 @@ SMALL_CG_BWD_WEIGHT_TILES = (
     (space.parse_tiles("64x64x64")[0], (2, 2, 1), 2, space.vector_strategy("UNIFORM_MAX")),  # K/G 32
     (space.parse_tiles("64x64x64")[0], (1, 2, 1), 4, space.vector_strategy("UNIFORM_MAX")),  # K/G 16
 )
+# bwd_weight of C/G = K/G = 4, 8 and 16 on the direct merged-group kernel with four waves (256 threads),
+# 128-pixel MMA chains (tile_k) and mem's four copy stages: gm x K/G = 64 rows (gm 16 at C/G = 4, gm 8 at 8)
+# or 32 (gm 2 at 16). Wider CTAs read longer channel runs and give the warps more work per copied tile: on the
+# H100 (fp16, G = 32, N = 32) resnext101_32x8d_56 76.5 us against 110.2 on the best 16- and 32-row tile
+# (docs/performance.md, session 33).
+DIRECT_BWD_WEIGHT_TILES = (
+    (space.parse_tiles("64x64x128")[0], (2, 2, 1), 8, space.vector_strategy("UNIFORM_MAX")),  # 8, 8, 8
+    (space.parse_tiles("64x64x128")[0], (2, 2, 1), 16, space.vector_strategy("MAX_AB_HALF_C")),  # 8, 8, 4
+    (space.parse_tiles("32x64x128")[0], (2, 2, 1), 2, space.vector_strategy("UNIFORM_MAX")),  # K/G 16
+)
 # bwd_weight of grouped layers with C/G = K/G = 32 (ResNeXt's late stages, grouped video layers): gm 2
 # merges two groups' 32-channel runs into one 128-byte TMA row (both operands); the Hopper kernel runs it
 # instead of the direct merged-group kernel (implicit_gemm_instance.hpp, merged_by_tma). On the H100 (fp16,
@@ -141,6 +152,7 @@ NARROW_BWD_DATA_TILES = ((space.parse_tiles("256x16x64")[0], (4, 1, 1)),)
 # on 128x64x32 (docs/performance.md, session 24).
 UNFOLDED_FWD_TILES = ((space.parse_tiles("256x64x32")[0], (2, 2, 1)),)
 PREFERRED_WAVES = ((2, 2, 1), (2, 1, 1), (1, 2, 1), (1, 1, 1))
+MEM_PIPELINE = PipelineChoice(Pipeline.MEM)
 DEFAULT_PIPELINES = {
     Direction.FWD: (PipelineChoice(Pipeline.COMPV3), PipelineChoice(Pipeline.COMPV4)),
     Direction.BWD_DATA: (PipelineChoice(Pipeline.COMPV3), PipelineChoice(Pipeline.MEM)),
@@ -260,6 +272,7 @@ def default_configs(
     hopper_bwd_weight = dtype in hopper.DTYPES and direction == Direction.BWD_WEIGHT
     transposed = TRANSPOSED_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
     merged_bwd_weight = SMALL_CG_BWD_WEIGHT_TILES + MERGED_TMA_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
+    direct_bwd_weight = DIRECT_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
     narrow = NARROW_BWD_DATA_TILES if dtype in hopper.DTYPES and direction == Direction.BWD_DATA else ()
     unfolded = UNFOLDED_FWD_TILES if dtype in hopper.DTYPES and direction == Direction.FWD else ()
     base = space.BASE_VECTOR
@@ -276,9 +289,11 @@ def default_configs(
         + [(tile, 1, gm, (waves,), vector) for tile, waves, gm, vector in merged_bwd_weight]
     )
     pipelines = DEFAULT_PIPELINES[direction]
-    variants_and_pipelines = [(*variant, pipelines) for variant in variants] + [
-        (tile, 1, gm, PREFERRED_WAVES, base, pipelines[:1]) for tile, gm in direct
-    ]
+    variants_and_pipelines = (
+        [(*variant, pipelines) for variant in variants]
+        + [(tile, 1, gm, PREFERRED_WAVES, base, pipelines[:1]) for tile, gm in direct]
+        + [(tile, 1, gm, (waves,), vector, (MEM_PIPELINE,)) for tile, waves, gm, vector in direct_bwd_weight]
+    )
     for tile, wave_groups, groups_to_merge, preferred, vector, pipeline_choices in variants_and_pipelines:
         choices = dict(wave_warp_choices(tile, dtype, convention))
         waves = next((w for w in preferred if w in choices), None)
