@@ -97,8 +97,9 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
   constexpr int kMaxTaps = MergedGroupBwdWeightPlan::kMaxTaps, kTapBatch = MergedGroupBwdWeightPlan::kTapBatch;
   const int min_chunks = (plan.taps + kMaxTaps - 1) / kMaxTaps;
   const int fill_chunks = (warps + plan.blocks_count - 1) / plan.blocks_count;
-  const int balanced = (plan.taps + std::max(min_chunks, fill_chunks) - 1) / std::max(min_chunks, fill_chunks);
-  plan.chunk_taps = plan.taps < kTapBatch ? balanced : std::min(kMaxTaps, (balanced + kTapBatch - 1) / kTapBatch * kTapBatch);
+  const int chunks = std::max(min_chunks, fill_chunks), balanced = (plan.taps + chunks - 1) / chunks;
+  const int whole_batches = (balanced + kTapBatch - 1) / kTapBatch * kTapBatch;
+  plan.chunk_taps = plan.taps < kTapBatch ? balanced : std::min(kMaxTaps, whole_batches);
   plan.tap_chunks = (plan.taps + plan.chunk_taps - 1) / plan.chunk_taps;
   plan.items = plan.blocks_count * plan.tap_chunks;
 
