@@ -1,31 +1,30 @@
 """``default``: the small hand-curated set the heuristic relies on (ck_conventions §5).
 
-Seventeen tiles common to all three directions (ten with tile_k 32, five with tile_k 64 and two 16-wide
-ones for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), the first wave strategy of
-``PREFERRED_WAVES`` that yields a warp tile; fwd on compv3 and compv4 (compv4 kept where the arch accepts
-it), backward on compv3 and mem, and two-stage on and off where the direction has it (bwd_weight;
+Seventeen tiles common to all three directions (ten with tile_k 32, five with tile_k 64 and two 16-wide ones
+for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), the first wave strategy of
+``PREFERRED_WAVES`` that yields a warp tile; fwd on compv3 and compv4 (compv4 kept where the arch accepts it),
+backward on compv3 and mem, and two-stage on and off where the direction has it (bwd_weight;
 ``generators.validity.two_stage_runs_direction``). fp16 and bf16 add ping-pong (num_wave_groups 2) twins of
 the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopper path
-(``MERGED_GROUP_TILES``) and four more on compv3 only for C/G = 4 and 8, which run the direct
-merged-group kernel (``DIRECT_MERGED_GROUP_TILES``), bwd_data a 16-wide tile for few input channels
-(``NARROW_BWD_DATA_TILES``), fwd a
-256-row tile for width-unfolded layers (``UNFOLDED_FWD_TILES``),
-bwd_weight five 16- and 32-row tiles it runs transposed
-(``TRANSPOSED_BWD_WEIGHT_TILES``), seven for small C/G, six of them merged groups that run the direct
-merged-group kernel where gm x K/G = tile_m (``SMALL_CG_BWD_WEIGHT_TILES``), three more on mem only whose
-four waves and 128-pixel chains run that kernel faster (``DIRECT_BWD_WEIGHT_TILES``), and one gm-2 tile whose
-merged groups come by TMA in 128-byte rows (``MERGED_TMA_BWD_WEIGHT_TILES``). Every direction adds its
-depthwise direct kernels. 2D: filters 3, 5 and 7 (fp32 forward: 3 and 5) x strides 1 and 2 on the shapes of
-``DEFAULT_DEPTHWISE`` (one per direction and dtype, three or four for 16-bit types): six per request for fp32
-(four for fp32 forward), twelve (16-bit fwd), fourteen (16-bit bwd_data) and twelve (16-bit bwd_weight) for
-fp16 and bf16. 3D (cubic filter, docs/depthwise.md "3D"): filters 3, 5 and 7 x strides 1 and 2 on the shapes
-of ``DEFAULT_DEPTHWISE_3D``: in 16-bit types fwd 8x32 nb2 sub1x4 vec 8 and bwd_data 8x32 nb2 sub2x4 vec 8,
-each with the 8x16 nb4 vec-4 shape of its sub-tile for 3x3 (channel counts that are multiples of 4), and
-bwd_weight 16x16 nb4 sub2x4 vec 8 for 3x3 beside vec 4 for 3/5/7; in fp32 fwd 8x16 nb4 sub1x4 vec 4, bwd_data
-8x16 nb4 sub2x4 vec 4 and bwd_weight 16x16 nb4 sub2x4 vec 4. fwd adds 8x16 nb2 sub1x4, whose halved channel
-slice fits stride 2: vec 8 for 7x7 in 16-bit types, vec 4 for 5x5 and 7x7 in fp32. Candidates per request: ten
-(fwd), eight (16-bit bwd_data and bwd_weight), six (fp32 bwd_data and bwd_weight), of which validity keeps
-nine (16-bit fwd), eight (fp32 fwd) and every other one.
+(``MERGED_GROUP_TILES``) and four more on compv3 only for C/G = 4 and 8, which run the direct merged-group
+kernel (``DIRECT_MERGED_GROUP_TILES``), bwd_data a 16-wide tile for few input channels
+(``NARROW_BWD_DATA_TILES``), fwd a 256-row tile for width-unfolded layers (``UNFOLDED_FWD_TILES``), bwd_weight
+five 16- and 32-row tiles it runs transposed (``TRANSPOSED_BWD_WEIGHT_TILES``), seven for small C/G, six of
+them merged groups that run the direct merged-group kernel where gm x K/G = tile_m
+(``SMALL_CG_BWD_WEIGHT_TILES``), four more on one pipeline each whose four waves and 128-pixel chains run that
+kernel faster (``DIRECT_BWD_WEIGHT_TILES``), and one gm-2 tile whose merged groups come by TMA in 128-byte
+rows (``MERGED_TMA_BWD_WEIGHT_TILES``). Every direction adds its depthwise direct kernels. 2D: filters 3, 5
+and 7 (fp32 forward: 3 and 5) x strides 1 and 2 on the shapes of ``DEFAULT_DEPTHWISE`` (one per direction and
+dtype, three or four for 16-bit types): six per request for fp32 (four for fp32 forward), twelve (16-bit fwd),
+fourteen (16-bit bwd_data) and twelve (16-bit bwd_weight) for fp16 and bf16. 3D (cubic filter,
+docs/depthwise.md "3D"): filters 3, 5 and 7 x strides 1 and 2 on the shapes of ``DEFAULT_DEPTHWISE_3D``: in
+16-bit types fwd 8x32 nb2 sub1x4 vec 8 and bwd_data 8x32 nb2 sub2x4 vec 8, each with the 8x16 nb4 vec-4 shape
+of its sub-tile for 3x3 (channel counts that are multiples of 4), and bwd_weight 16x16 nb4 sub2x4 vec 8 for
+3x3 beside vec 4 for 3/5/7; in fp32 fwd 8x16 nb4 sub1x4 vec 4, bwd_data 8x16 nb4 sub2x4 vec 4 and bwd_weight
+16x16 nb4 sub2x4 vec 4. fwd adds 8x16 nb2 sub1x4, whose halved channel slice fits stride 2: vec 8 for 7x7 in
+16-bit types, vec 4 for 5x5 and 7x7 in fp32. Candidates per request: ten (fwd), eight (16-bit bwd_data and
+bwd_weight), six (fp32 bwd_data and bwd_weight), of which validity keeps nine (16-bit fwd), eight (fp32 fwd)
+and every other one.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
@@ -124,15 +123,20 @@ SMALL_CG_BWD_WEIGHT_TILES = (
     (space.parse_tiles("64x64x64")[0], (2, 2, 1), 2, space.vector_strategy("UNIFORM_MAX")),  # K/G 32
     (space.parse_tiles("64x64x64")[0], (1, 2, 1), 4, space.vector_strategy("UNIFORM_MAX")),  # K/G 16
 )
-# bwd_weight of C/G = K/G = 4, 8 and 16 on the direct merged-group kernel with four waves (256 threads),
-# 128-pixel MMA chains (tile_k) and mem's four copy stages: gm x K/G = 64 rows (gm 16 at C/G = 4, gm 8 at 8)
-# or 32 (gm 2 at 16). Wider CTAs read longer channel runs and give the warps more work per copied tile: on the
-# H100 (fp16, G = 32, N = 32) resnext101_32x8d_56 76.5 us against 110.2 on the best 16- and 32-row tile
-# (docs/performance.md, session 33).
-DIRECT_BWD_WEIGHT_TILES = (
-    (space.parse_tiles("64x64x128")[0], (2, 2, 1), 8, space.vector_strategy("UNIFORM_MAX")),  # 8, 8, 8
-    (space.parse_tiles("64x64x128")[0], (2, 2, 1), 16, space.vector_strategy("MAX_AB_HALF_C")),  # 8, 8, 4
-    (space.parse_tiles("32x64x128")[0], (2, 2, 1), 2, space.vector_strategy("UNIFORM_MAX")),  # K/G 16
+# bwd_weight of C/G = K/G = 4, 8 and 16 on the direct merged-group kernel with four waves (256 threads) and
+# 128-pixel MMA chains (tile_k): gm x K/G = 64 rows on mem's four copy stages (gm 16 at C/G = 4, gm 8 at 8),
+# 32 (gm 2 at 16), and 128 (gm 16 at 8) on compv3's two, what 128 channels' stages leave room for. Wider
+# CTAs read longer channel runs and give the warps more work per copied tile: on the H100 (fp16, G = 32,
+# N = 32) resnext101_32x8d_56 67.4 us on 128 rows and 75.4 on 64 against 110.2 on the best 16- and 32-row tile
+# (docs/performance.md, session 33). (tile, waves, gm, vectors, pipeline)
+DIRECT_BWD_WEIGHT_TILES = tuple(
+    (space.parse_tiles(tile)[0], (2, 2, 1), gm, space.vector_strategy(vectors), pipeline)
+    for tile, gm, vectors, pipeline in (
+        ("64x64x128", 8, "UNIFORM_MAX", Pipeline.MEM),  # 8, 8, 8
+        ("64x64x128", 16, "MAX_AB_HALF_C", Pipeline.MEM),  # 8, 8, 4
+        ("32x64x128", 2, "UNIFORM_MAX", Pipeline.MEM),
+        ("128x64x128", 16, "UNIFORM_MAX", Pipeline.COMPV3),
+    )
 )
 # bwd_weight of grouped layers with C/G = K/G = 32 (ResNeXt's late stages, grouped video layers): gm 2
 # merges two groups' 32-channel runs into one 128-byte TMA row (both operands); the Hopper kernel runs it
@@ -152,7 +156,6 @@ NARROW_BWD_DATA_TILES = ((space.parse_tiles("256x16x64")[0], (4, 1, 1)),)
 # on 128x64x32 (docs/performance.md, session 24).
 UNFOLDED_FWD_TILES = ((space.parse_tiles("256x64x32")[0], (2, 2, 1)),)
 PREFERRED_WAVES = ((2, 2, 1), (2, 1, 1), (1, 2, 1), (1, 1, 1))
-MEM_PIPELINE = PipelineChoice(Pipeline.MEM)
 DEFAULT_PIPELINES = {
     Direction.FWD: (PipelineChoice(Pipeline.COMPV3), PipelineChoice(Pipeline.COMPV4)),
     Direction.BWD_DATA: (PipelineChoice(Pipeline.COMPV3), PipelineChoice(Pipeline.MEM)),
@@ -292,7 +295,10 @@ def default_configs(
     variants_and_pipelines = (
         [(*variant, pipelines) for variant in variants]
         + [(tile, 1, gm, PREFERRED_WAVES, base, pipelines[:1]) for tile, gm in direct]
-        + [(tile, 1, gm, (waves,), vector, (MEM_PIPELINE,)) for tile, waves, gm, vector in direct_bwd_weight]
+        + [
+            (tile, 1, gm, (waves,), vector, (PipelineChoice(pipeline),))
+            for tile, waves, gm, vector, pipeline in direct_bwd_weight
+        ]
     )
     for tile, wave_groups, groups_to_merge, preferred, vector, pipeline_choices in variants_and_pipelines:
         choices = dict(wave_warp_choices(tile, dtype, convention))
