@@ -1,0 +1,175 @@
+// CPU check of the direct merged-group bwd_weight kernel's plan (kernels/merged_group_bwd_weight.cuh) over many
+// problems and CTA shapes: accepted only where the kernel's conditions hold (G divisible by gm, the merged
+// channel runs gm x C/G and gm x K/G multiples of 8 and at most 128, chains of at least 16 pixels) and refused
+// where they hold only if not even a one-row tile's stages fit; where accepted, the work items' blocks are
+// exactly the 16 x 16 blocks of the CTA's gradient that meet a diagonal group block, the tap chunks partition the
+// taps in whole batches of kTapBatch (where the filter has that many) of at most kMaxTaps, each step's location
+// by multiply-high division is the plain one, the steps' tiles cover the output exactly, every tap of every tile
+// pixel reads inside the halo, the splits cover the steps and the shared memory adds up within the limit.
+// Prints "<cases> cases, <accepted> accepted, <failures> failures".
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+#include "tiledispatch/kernels/merged_group_bwd_weight.cuh"
+
+namespace {
+using namespace tiledispatch;
+using kernels::MergedGroupBwdWeightPlan;
+
+int failures = 0;
+void expect(bool ok, const char* what, const ConvProblem& p, int gm, int warps, int stages, int chain) {
+  if (!ok && failures++ < 20) {
+    std::printf("FAIL %s: %s gm %d warps %d stages %d chain %d\n", what, p.to_string().c_str(), gm, warps, stages,
+                chain);
+  }
+}
+
+ConvProblem problem(int nd, int64_t G, int64_t N, int64_t C, int64_t K, int64_t D, int64_t H, int64_t W, int64_t f,
+                    int64_t s, int64_t pad, int64_t dil) {
+  ConvProblem p;
+  p.ndim_spatial = nd;
+  p.G = G, p.N = N, p.C = C, p.K = K;
+  p.input = {nd == 3 ? D : 1, H, W};
+  p.filter = {nd == 3 ? f : 1, f, f};
+  p.stride = {nd == 3 ? s : 1, s, s};
+  p.dilation = {nd == 3 ? dil : 1, dil, dil};
+  p.left_pad = p.right_pad = {nd == 3 ? pad : 0, pad, pad};
+  return p;
+}
+
+// Whether some (m, n) of the 16 x 16 block (mb, nb) of a kc x cc gradient lies in one group.
+bool meets_diagonal(int mb, int nb, int kc, int cc, int kg, int cg) {
+  for (int m = mb * 16; m < std::min(kc, mb * 16 + 16); ++m) {
+    for (int n = nb * 16; n < std::min(cc, nb * 16 + 16); ++n) {
+      if (m / kg == n / cg) return true;
+    }
+  }
+  return false;
+}
+
+void check_plan(const MergedGroupBwdWeightPlan& plan, const ConvProblem& p, int gm, int warps, int stages, int chain,
+                size_t limit) {
+  const auto fail = [&](bool ok, const char* what) { expect(ok, what, p, gm, warps, stages, chain); };
+  const int kg = int(p.K / p.G), cg = int(p.C / p.G);
+  // blocks: exactly those that meet a group, each once
+  std::vector<int> listed;
+  for (int i = 0; i < plan.blocks_count; ++i) listed.push_back(plan.blocks[i]);
+  int expected_blocks = 0;
+  for (int mb = 0; mb * 16 < plan.kc; ++mb) {
+    for (int nb = 0; nb * 16 < plan.cc; ++nb) {
+      const bool meets = meets_diagonal(mb, nb, plan.kc, plan.cc, kg, cg);
+      expected_blocks += meets;
+      const int found = int(std::count(listed.begin(), listed.end(), (mb << 8) | nb));
+      fail(found == (meets ? 1 : 0), "blocks: the diagonal ones, once");
+    }
+  }
+  fail(expected_blocks == plan.blocks_count, "block count");
+  // tap chunks: a partition of the taps in whole batches
+  constexpr int kMaxTaps = MergedGroupBwdWeightPlan::kMaxTaps, kTapBatch = MergedGroupBwdWeightPlan::kTapBatch;
+  std::vector<int> covered(size_t(plan.taps), 0);
+  for (int c = 0; c < plan.tap_chunks; ++c) {
+    const int tap0 = c * plan.chunk_taps, ntaps = std::min(plan.chunk_taps, plan.taps - tap0);
+    fail(ntaps > 0, "no empty tap chunk");
+    for (int t = tap0; t < tap0 + ntaps && t < plan.taps; ++t) ++covered[size_t(t)];
+  }
+  fail(std::all_of(covered.begin(), covered.end(), [](int n) { return n == 1; }), "each tap in one chunk");
+  fail(plan.chunk_taps >= 1 && plan.chunk_taps <= kMaxTaps, "at most kMaxTaps taps a chunk");
+  fail(plan.taps < kTapBatch || plan.chunk_taps % kTapBatch == 0, "whole tap batches");
+  fail(plan.items == plan.blocks_count * plan.tap_chunks, "items");
+  // steps: multiply-high location, tiles covering every output pixel once
+  const auto out = p.output();
+  const int ho = int(out[1]), wo = int(out[2]), do_ = int(out[0]);
+  fail(plan.steps == int(p.N) * do_ * plan.steps_h * plan.steps_w, "step count");
+  fail(plan.steps_h * plan.tile_h >= ho && (plan.steps_h - 1) * plan.tile_h < ho, "rows covered, none empty");
+  fail(plan.steps_w * plan.tile_w >= wo && (plan.steps_w - 1) * plan.tile_w < wo, "columns covered, none empty");
+  bool located = true;
+  for (int step = 0; step < plan.steps; ++step) {
+    uint32_t wb, hb, od;
+    const uint32_t n = plan.by_do.divide(plan.by_steps_h.divide(plan.by_steps_w.divide(uint32_t(step), wb), hb), od);
+    located = located && int(wb) == step % plan.steps_w && int(hb) == step / plan.steps_w % plan.steps_h &&
+              int(od) == step / (plan.steps_w * plan.steps_h) % do_ &&
+              int(n) == step / (plan.steps_w * plan.steps_h * do_);
+  }
+  fail(located, "step location");
+  fail(plan.k_batch >= 1 && plan.steps_per_split * plan.k_batch >= plan.steps &&
+           (plan.steps_per_split - 1) * plan.k_batch < plan.steps,
+       "splits cover the steps");
+  // every tap of every tile pixel inside the halo
+  bool inside = true;
+  for (int th = 0; th < plan.tile_h; ++th) {
+    for (int tw = 0; tw < plan.tile_w; ++tw) {
+      for (int t = 0; t < plan.taps; ++t) {
+        const int tz = t / (plan.y * plan.x), ty = t / plan.x % plan.y, tx = t % plan.x;
+        inside = inside && tz * plan.dd < plan.halo_d && th * plan.sh + ty * plan.dh < plan.halo_h &&
+                 tw * plan.sw + tx * plan.dw < plan.halo_w;
+      }
+    }
+  }
+  fail(inside, "taps inside the halo");
+  fail(plan.pixels16 % 16 == 0 && plan.pixels16 >= plan.tile_h * plan.tile_w &&
+           plan.pixels16 - 16 < plan.tile_h * plan.tile_w,
+       "pixels rounded to 16");
+  const size_t stage = size_t(plan.pixels16) * size_t(plan.kc + 8) +
+                       size_t(plan.halo_d) * size_t(plan.halo_h) * size_t(plan.halo_w) * size_t(plan.cc + 8);
+  fail(size_t(plan.stage_elems) == stage && plan.smem_bytes == size_t(stages) * stage * 2 + size_t(plan.pixels16) * 4 &&
+           plan.smem_bytes <= limit,
+       "shared memory");
+}
+
+}  // namespace
+
+int main() {
+  std::vector<ConvProblem> problems;
+  for (const auto [cg, kg] : {std::pair{2, 2}, {4, 4}, {8, 8}, {16, 16}, {32, 32}, {4, 8}, {8, 4}}) {
+    for (int64_t G : {8, 32}) {
+      problems.push_back(problem(2, G, 2, G * cg, G * kg, 1, 15, 13, 3, 1, 1, 1));
+      problems.push_back(problem(2, G, 1, G * cg, G * kg, 1, 56, 56, 3, 2, 1, 1));
+      problems.push_back(problem(2, G, 3, G * cg, G * kg, 1, 9, 150, 5, 1, 3, 2));
+      problems.push_back(problem(2, G, 2, G * cg, G * kg, 1, 7, 7, 1, 1, 0, 1));
+      problems.push_back(problem(3, G, 2, G * cg, G * kg, 5, 6, 7, 3, 1, 1, 1));
+    }
+  }
+  int cases = 0, accepted = 0;
+  for (const ConvProblem& p : problems) {
+    for (int gm : {1, 2, 4, 8, 16}) {
+      for (int warps : {2, 4, 8}) {
+        for (int stages : {2, 4}) {
+          for (int chain : {8, 64, 128}) {
+            for (size_t limit : {size_t(227) * 1024, size_t(24) * 1024}) {
+              for (int k_batch : {1, 5}) {
+                ++cases;
+                MergedGroupBwdWeightPlan plan;
+                const bool ok =
+                    kernels::make_merged_group_bwd_weight_plan(p, gm, warps, stages, chain, limit, k_batch, plan);
+                const int64_t cg = p.C / p.G, kg = p.K / p.G;
+                const bool eligible = p.G % gm == 0 && chain >= 16 && (gm * cg) % 8 == 0 && (gm * kg) % 8 == 0 &&
+                                      gm * cg <= 128 && gm * kg <= 128;
+                expect(!ok || eligible, "accepted against the conditions", p, gm, warps, stages, chain);
+                if (!ok) {
+                  if (eligible) {  // refused although eligible: only where a one-row tile's stages do not fit
+                    const int64_t kc = gm * kg, cc = gm * cg, wo = p.output()[2];
+                    const int64_t target = std::max<int64_t>(
+                        chain, MergedGroupBwdWeightPlan::kStageBytes / (2 * (kc + 8 + cc + 8)));
+                    const int64_t tile_w = std::min(wo, target), pixels16 = (tile_w + 15) / 16 * 16;
+                    const int64_t halo = ((p.filter[0] - 1) * p.dilation[0] + 1) *
+                                         ((p.filter[1] - 1) * p.dilation[1] + 1) *
+                                         ((tile_w - 1) * p.stride[2] + (p.filter[2] - 1) * p.dilation[2] + 1);
+                    const int64_t bytes = stages * 2 * (pixels16 * (kc + 8) + halo * (cc + 8)) + pixels16 * 4;
+                    expect(bytes > int64_t(limit), "refused although one row fits", p, gm, warps, stages, chain);
+                  }
+                  continue;
+                }
+                ++accepted;
+                check_plan(plan, p, gm, warps, stages, chain, limit);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  std::printf("%d cases, %d accepted, %d failures\n", cases, accepted, failures);
+  return failures == 0 ? 0 : 1;
+}
