@@ -113,9 +113,8 @@ void check_plan(const MergedGroupBwdWeightPlan& plan, const ConvProblem& p, int 
        "pixels rounded to 16");
   const size_t stage = size_t(plan.pixels16) * size_t(plan.kc + 8) +
                        size_t(plan.halo_d) * size_t(plan.halo_h) * size_t(plan.halo_w) * size_t(plan.cc + 8);
-  fail(size_t(plan.stage_elems) == stage && plan.smem_bytes == size_t(stages) * stage * 2 + size_t(plan.pixels16) * 4 &&
-           plan.smem_bytes <= limit,
-       "shared memory");
+  const size_t smem = size_t(stages) * stage * 2 + size_t(plan.pixels16) * 4;
+  fail(size_t(plan.stage_elems) == stage && plan.smem_bytes == smem && plan.smem_bytes <= limit, "shared memory");
 }
 
 }  // namespace
