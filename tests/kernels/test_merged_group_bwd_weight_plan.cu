@@ -14,8 +14,11 @@
 
 #include "tiledispatch/kernels/merged_group_bwd_weight.cuh"
 
+#include "cube_problem.hpp"
+
 namespace {
 using namespace tiledispatch;
+using test::image_problem;
 using kernels::MergedGroupBwdWeightPlan;
 
 int failures = 0;
@@ -24,19 +27,6 @@ void expect(bool ok, const char* what, const ConvProblem& p, int gm, int warps, 
     std::printf("FAIL %s: %s gm %d warps %d stages %d chain %d\n", what, p.to_string().c_str(), gm, warps, stages,
                 chain);
   }
-}
-
-ConvProblem problem(int nd, int64_t G, int64_t N, int64_t C, int64_t K, int64_t D, int64_t H, int64_t W, int64_t f,
-                    int64_t s, int64_t pad, int64_t dil) {
-  ConvProblem p;
-  p.ndim_spatial = nd;
-  p.G = G, p.N = N, p.C = C, p.K = K;
-  p.input = {nd == 3 ? D : 1, H, W};
-  p.filter = {nd == 3 ? f : 1, f, f};
-  p.stride = {nd == 3 ? s : 1, s, s};
-  p.dilation = {nd == 3 ? dil : 1, dil, dil};
-  p.left_pad = p.right_pad = {nd == 3 ? pad : 0, pad, pad};
-  return p;
 }
 
 // Whether some (m, n) of the 16 x 16 block (mb, nb) of a kc x cc gradient lies in one group.
@@ -123,11 +113,11 @@ int main() {
   std::vector<ConvProblem> problems;
   for (const auto [cg, kg] : {std::pair{2, 2}, {4, 4}, {8, 8}, {16, 16}, {32, 32}, {4, 8}, {8, 4}}) {
     for (int64_t G : {8, 32}) {
-      problems.push_back(problem(2, G, 2, G * cg, G * kg, 1, 15, 13, 3, 1, 1, 1));
-      problems.push_back(problem(2, G, 1, G * cg, G * kg, 1, 56, 56, 3, 2, 1, 1));
-      problems.push_back(problem(2, G, 3, G * cg, G * kg, 1, 9, 150, 5, 1, 3, 2));
-      problems.push_back(problem(2, G, 2, G * cg, G * kg, 1, 7, 7, 1, 1, 0, 1));
-      problems.push_back(problem(3, G, 2, G * cg, G * kg, 5, 6, 7, 3, 1, 1, 1));
+      problems.push_back(image_problem(2, G, 2, G * cg, G * kg, 1, 15, 13, 3, 1, 1, 1));
+      problems.push_back(image_problem(2, G, 1, G * cg, G * kg, 1, 56, 56, 3, 2, 1, 1));
+      problems.push_back(image_problem(2, G, 3, G * cg, G * kg, 1, 9, 150, 5, 1, 3, 2));
+      problems.push_back(image_problem(2, G, 2, G * cg, G * kg, 1, 7, 7, 1, 1, 0, 1));
+      problems.push_back(image_problem(3, G, 2, G * cg, G * kg, 5, 6, 7, 3, 1, 1, 1));
     }
   }
   int cases = 0, accepted = 0;

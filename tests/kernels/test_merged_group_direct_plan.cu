@@ -13,8 +13,11 @@
 
 #include "tiledispatch/kernels/merged_group_direct.cuh"
 
+#include "cube_problem.hpp"
+
 namespace {
 using namespace tiledispatch;
+using test::image_problem;
 using kernels::MergedGroupDirectPlan;
 
 int failures = 0;
@@ -23,19 +26,6 @@ void expect(bool ok, const char* what, const ConvProblem& p, ConvDirection dir, 
     std::printf("FAIL %s: %s %s gm %d channels %d\n", what, dir == ConvDirection::kFwd ? "fwd" : "bwd_data",
                 p.to_string().c_str(), gm, channels);
   }
-}
-
-ConvProblem problem(int nd, int64_t G, int64_t N, int64_t C, int64_t K, int64_t D, int64_t H, int64_t W, int64_t f,
-                    int64_t s, int64_t pad, int64_t dil) {
-  ConvProblem p;
-  p.ndim_spatial = nd;
-  p.G = G, p.N = N, p.C = C, p.K = K;
-  p.input = {nd == 3 ? D : 1, H, W};
-  p.filter = {nd == 3 ? f : 1, f, f};
-  p.stride = {nd == 3 ? s : 1, s, s};
-  p.dilation = {nd == 3 ? dil : 1, dil, dil};
-  p.left_pad = p.right_pad = {nd == 3 ? pad : 0, pad, pad};
-  return p;
 }
 
 // Every tap of every pixel of every tile of one phase reads inside its halo along one axis (phase pixel q of the
@@ -85,12 +75,12 @@ int main() {
   std::vector<ConvProblem> problems;
   for (int64_t width : {1, 2, 4, 8, 16}) {
     for (int64_t G : {4, 8, 32}) {
-      problems.push_back(problem(2, G, 2, G * width, G * width, 1, 15, 13, 3, 1, 1, 1));
-      problems.push_back(problem(2, G, 1, G * width, G * width, 1, 56, 56, 3, 2, 1, 1));
-      problems.push_back(problem(2, G, 3, G * width, G * width, 1, 9, 150, 5, 1, 3, 2));
-      problems.push_back(problem(2, G, 2, G * width, G * width, 1, 7, 7, 1, 1, 0, 1));
-      problems.push_back(problem(3, G, 2, G * width, G * width, 5, 6, 7, 3, 1, 1, 1));
-      problems.push_back(problem(2, G, 2, G * width, 2 * G * width, 1, 9, 9, 3, 1, 1, 1));  // C != K
+      problems.push_back(image_problem(2, G, 2, G * width, G * width, 1, 15, 13, 3, 1, 1, 1));
+      problems.push_back(image_problem(2, G, 1, G * width, G * width, 1, 56, 56, 3, 2, 1, 1));
+      problems.push_back(image_problem(2, G, 3, G * width, G * width, 1, 9, 150, 5, 1, 3, 2));
+      problems.push_back(image_problem(2, G, 2, G * width, G * width, 1, 7, 7, 1, 1, 0, 1));
+      problems.push_back(image_problem(3, G, 2, G * width, G * width, 5, 6, 7, 3, 1, 1, 1));
+      problems.push_back(image_problem(2, G, 2, G * width, 2 * G * width, 1, 9, 9, 3, 1, 1, 1));  // C != K
     }
   }
   int cases = 0, accepted = 0;
