@@ -645,7 +645,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     } else {
       using Element = typename Config::ElementGlobal;
       constexpr bool kFwd = Traits::kDirection == ConvDirection::kFwd;
-      // strided bwd_data by stride phases: a kernel of its own (the one-phase kernel skips the phases' lookups)
+      // strided bwd_data by stride phases: a kernel of its own (the one-phase kernel skips the phases' lookups);
+      // fwd instances compile only the one-phase kernel (both branches name it)
       auto* kernel = plan.phases > 1 && !kFwd
                          ? &kernels::merged_group_direct_kernel<Traits::kDataType, Config::kThreads, Traits::kTileN,
                                                                 kDirectActivationStages, !kFwd>

@@ -27,7 +27,6 @@
 #include <cute/arch/mma_sm80.hpp>
 
 #include "tiledispatch/kernels/fast_division.hpp"
-#include "tiledispatch/kernels/halo_tile.hpp"
 #include "tiledispatch/runtime/problem.hpp"
 
 namespace tiledispatch::kernels {
@@ -108,7 +107,11 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
   const int pixel_bytes = 2 * (plan.dy_pitch + plan.x_pitch);
   const int tile_pixels_target = std::max(chain_pixels, MergedGroupBwdWeightPlan::kStageBytes / pixel_bytes);
   const auto shape_tile = [&](int tile_h, int tile_w) {
-    set_halo_tile(plan, tile_h, tile_w);
+    plan.tile_h = tile_h, plan.tile_w = tile_w;  // reading a window (halo) of the input at the filter's reach
+    plan.halo_d = (plan.z - 1) * plan.dd + 1;
+    plan.halo_h = (tile_h - 1) * plan.sh + (plan.y - 1) * plan.dh + 1;
+    plan.halo_w = (tile_w - 1) * plan.sw + (plan.x - 1) * plan.dw + 1;
+    plan.pixels16 = (tile_h * tile_w + 15) / 16 * 16;  // the MMA's 16 rows
     plan.stage_elems = plan.pixels16 * plan.dy_pitch + plan.halo_d * plan.halo_h * plan.halo_w * plan.x_pitch;
     // the stages, then the halo offset of each pixel of the tile (int32)
     plan.smem_bytes = size_t(stages) * size_t(plan.stage_elems) * 2 + size_t(plan.pixels16) * 4;
