@@ -5,7 +5,9 @@
 // exactly the 16 x 16 blocks of the CTA's gradient that meet a diagonal group block, the tap chunks partition the
 // taps in whole batches of kTapBatch (where the filter has that many) of at most kMaxTaps, each step's location
 // by multiply-high division is the plain one, the steps' tiles cover the output exactly, every tap of every tile
-// pixel reads inside the halo, the splits cover the steps and the shared memory adds up within the limit.
+// pixel reads inside the halo, the stage boxes are legal (extents at most 256, 16-byte rows, 128-byte aligned
+// starts, the expected bytes their sum), the splits cover the steps and the shared memory adds up within the
+// limit.
 // Prints "<cases> cases, <accepted> accepted, <failures> failures".
 #include <algorithm>
 #include <cstdio>
@@ -101,10 +103,21 @@ void check_plan(const MergedGroupBwdWeightPlan& plan, const ConvProblem& p, int 
   fail(plan.pixels16 % 16 == 0 && plan.pixels16 >= plan.tile_h * plan.tile_w &&
            plan.pixels16 - 16 < plan.tile_h * plan.tile_w,
        "pixels rounded to 16");
-  const size_t stage = size_t(plan.pixels16) * size_t(plan.kc + 8) +
-                       size_t(plan.halo_d) * size_t(plan.halo_h) * size_t(plan.halo_w) * size_t(plan.cc + 8);
-  const size_t smem = size_t(stages) * stage * 2 + size_t(plan.pixels16) * 4;
-  fail(size_t(plan.stage_elems) == stage && plan.smem_bytes == smem && plan.smem_bytes <= limit, "shared memory");
+  // boxes: dY (kc + 8, tile_w, tile_h) and the halo (cc + 8, halo_w, halo_h, halo_d), each at a 128-byte boundary
+  const size_t halo = size_t(plan.halo_d) * size_t(plan.halo_h) * size_t(plan.halo_w) * size_t(plan.cc + 8);
+  const size_t dy_box = size_t(plan.tile_h) * size_t(plan.tile_w) * size_t(plan.kc + 8);
+  const int box_max = std::max({plan.kc + 8, plan.cc + 8, plan.tile_w, plan.tile_h, plan.halo_w, plan.halo_h,
+                                plan.halo_d});
+  fail(box_max <= 256 && (plan.kc + 8) % 8 == 0 && (plan.cc + 8) % 8 == 0, "box extents and rows");
+  fail(size_t(plan.halo_offset) == size_t(plan.pixels16) * size_t(plan.kc + 8) && plan.halo_offset % 64 == 0 &&
+           plan.stage_elems % 64 == 0 && size_t(plan.stage_elems) >= size_t(plan.halo_offset) + halo &&
+           size_t(plan.stage_elems) < size_t(plan.halo_offset) + halo + 64,
+       "stage layout: 128-byte aligned boxes");
+  fail(plan.stage_tx_bytes == 2 * (dy_box + halo), "expected bytes: the two boxes");
+  const size_t tables = size_t(stages) * size_t(plan.stage_elems) * 2 + size_t(plan.pixels16) * 4;
+  fail(plan.barrier_offset == tables && plan.barrier_offset % 8 == 0 && plan.smem_bytes == tables + 8 * stages &&
+           plan.smem_bytes <= limit,
+       "shared memory");
 }
 
 }  // namespace
@@ -118,6 +131,7 @@ int main() {
       problems.push_back(image_problem(2, G, 3, G * cg, G * kg, 1, 9, 150, 5, 1, 3, 2));
       problems.push_back(image_problem(2, G, 2, G * cg, G * kg, 1, 7, 7, 1, 1, 0, 1));
       problems.push_back(image_problem(3, G, 2, G * cg, G * kg, 5, 6, 7, 3, 1, 1, 1));
+      problems.push_back(image_problem(2, G, 1, G * cg, G * kg, 1, 3, 700, 3, 2, 1, 2));  // rows past a box
     }
   }
   int cases = 0, accepted = 0;
@@ -141,11 +155,14 @@ int main() {
                     const int64_t kc = gm * kg, cc = gm * cg, wo = p.output()[2];
                     const int64_t target = std::max<int64_t>(
                         chain, MergedGroupBwdWeightPlan::kStageBytes / (2 * (kc + 8 + cc + 8)));
-                    const int64_t tile_w = std::min(wo, target), pixels16 = (tile_w + 15) / 16 * 16;
+                    const int64_t reach = (p.filter[2] - 1) * p.dilation[2] + 1;  // a halo row within a box
+                    const int64_t tile_w = std::min({wo, target, (256 - reach) / p.stride[2] + 1});
+                    const int64_t pixels16 = (tile_w + 15) / 16 * 16;
                     const int64_t halo = ((p.filter[0] - 1) * p.dilation[0] + 1) *
                                          ((p.filter[1] - 1) * p.dilation[1] + 1) *
                                          ((tile_w - 1) * p.stride[2] + (p.filter[2] - 1) * p.dilation[2] + 1);
-                    const int64_t bytes = stages * 2 * (pixels16 * (kc + 8) + halo * (cc + 8)) + pixels16 * 4;
+                    const int64_t halo_bytes = (halo * (cc + 8) + 63) / 64 * 64 * 2;
+                    const int64_t bytes = stages * (2 * pixels16 * (kc + 8) + halo_bytes) + pixels16 * 4 + 8 * stages;
                     expect(bytes > int64_t(limit), "refused although one row fits", p, gm, warps, stages, chain);
                   }
                   continue;

@@ -630,9 +630,12 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       constexpr int kWarps = Config::kThreads / 32;
       const dim3 grid(unsigned(plan.k_batch), unsigned(ceil_div(plan.items, kWarps)),
                       unsigned(p.G / Traits::kNumGroupsToMerge));
+      kernels::MergedGroupBwdWeightMaps maps;
+      if (!kernels::encode_merged_group_bwd_weight_maps(plan, Traits::kDataType, args.input, args.output, maps)) {
+        return cudaErrorNotSupported;  // the driver refused a tensor map (the plan keeps every box legal)
+      }
       kernel<<<grid, Config::kThreads, plan.smem_bytes, args.stream>>>(
-          plan, static_cast<const Element*>(args.input), static_cast<const Element*>(args.output),
-          static_cast<Element*>(args.weight), to_workspace ? static_cast<float*>(args.workspace) : nullptr);
+          plan, maps, static_cast<Element*>(args.weight), to_workspace ? static_cast<float*>(args.workspace) : nullptr);
       TD_RETURN_IF_CUDA_ERROR(cudaGetLastError());
       return to_workspace ? reduce_splits(p, args) : cudaSuccess;
     }

@@ -3,8 +3,8 @@
 // every tap from shared memory. The implicit GEMM instead reads the input once per tap (through L2) and, where
 // the groups are merged, computes the gm x gm block product and keeps its diagonal.
 //
-//   gmem dY --(cp.async 16 B, zero fill)--> smem dY tile: P pixels x Kc channels (the CTA's groups)
-//   gmem X  --(cp.async 16 B, zero fill = padding)--> smem X halo: the input window of those P pixels, Cc channels
+//   gmem dY --(TMA box, zero fill)--> smem dY tile: P pixels x (Kc + 8) channels (the CTA's groups and 8 more)
+//   gmem X  --(TMA box, zero fill = padding)--> smem X halo: the input window of those P pixels, Cc + 8 channels
 //   per step and warp: dY^T fragments once (ldmatrix.trans), then per tap the shifted X window (ldmatrix.trans
 //   with one row address per pixel) and mma.sync m16n8k16 into per-chain accumulators, added into fp32 sums
 //
@@ -16,17 +16,24 @@
 // added to the sums with a round-to-nearest FADD, so long reductions carry no round-toward-zero bias
 // (docs/pipelines.md, "Accumulation"). Split-K splits the steps; every split writes its whole fp32 slice, which
 // reduce_partials_kernel sums in a fixed order.
+//
+// One thread moves a stage as two tensor-map boxes (rank 5: channels, W, H, D, N), so the warps issue only the
+// multiply. A box lands densely, so each is 8 channels wider than the CTA's: its rows keep the 16-byte pitch
+// padding that spreads ldmatrix rows over the banks (the 8 channels belong to the next group block, or lie
+// outside the tensor and read zeros; no MMA result that reads them is kept).
 #pragma once
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstdint>
 
-#include <cute/arch/copy_sm80.hpp>
 #include <cute/arch/mma_sm80.hpp>
+#include <cutlass/arch/barrier.h>
 
 #include "tiledispatch/kernels/fast_division.hpp"
+#include "tiledispatch/kernels/sm90/tma.hpp"
 #include "tiledispatch/runtime/problem.hpp"
 
 namespace tiledispatch::kernels {
@@ -36,6 +43,7 @@ struct MergedGroupBwdWeightPlan {
   static constexpr int kMaxTaps = 9;     // taps of one work item: 9 x 8 fp32 sums a thread
   static constexpr int kTapBatch = 3;    // taps whose MMA chains a warp interleaves
   static constexpr int kStageBytes = 24 * 1024;  // the pixel tile's target: four stages leave room for two CTAs
+  static constexpr int kMaxBox = 256;            // a tensor-map box's extent along each dimension
   // problem (pixel counts below 2^31: make_merged_group_bwd_weight_plan checks)
   int n, di, hi, wi, do_, ho, wo;
   int z, y, x, sd, sh, sw, pd, ph, pw, dd, dh, dw;
@@ -49,15 +57,23 @@ struct MergedGroupBwdWeightPlan {
   // work items: blocks x tap chunks, kWarps a CTA
   int blocks_count, tap_chunks, chunk_taps, items;  // an item's taps: [chunk x chunk_taps, + chunk_taps) in taps
   uint16_t blocks[kMaxBlocks];  // (m block << 8) | n block
-  // shared memory, in elements: per stage the dY tile, then the X halo
-  int dy_pitch, x_pitch, stage_elems;
-  size_t smem_bytes;
+  // shared memory, in elements: per stage the dY tile, then the X halo (from 128-byte boundaries); after the
+  // stages the halo row table and the stages' barriers
+  int dy_pitch, x_pitch, halo_offset, stage_elems;
+  uint32_t stage_tx_bytes;  // the bytes of a stage's two boxes
+  size_t barrier_offset, smem_bytes;
+};
+
+// The stage boxes' tensor maps: the output gradient (K, Wo, Ho, Do, N) and the input (C, Wi, Hi, Di, N).
+struct MergedGroupBwdWeightMaps {
+  CUtensorMap output_grad;
+  CUtensorMap input;
 };
 
 // The plan of `p` for a CTA of `warps` warps and `stages` stages whose MMA chains are `chain_pixels` long (the
 // smallest pixel tile). False where the kernel cannot run it: channel runs of the merged groups not a multiple
-// of 8 (16-byte copies and ldmatrix rows), too many blocks, 2^31 pixels or more, or no tile whose stages fit
-// `smem_limit` bytes.
+// of 8 (16-byte box rows and ldmatrix rows), too many blocks, 2^31 pixels or more, a filter reach longer than a
+// box, or no tile whose stages fit `smem_limit` bytes.
 inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int warps, int stages, int chain_pixels,
                                               size_t smem_limit, int k_batch, MergedGroupBwdWeightPlan& plan) {
   plan = MergedGroupBwdWeightPlan{};
@@ -106,20 +122,34 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
   // holds (at least one MMA chain); fewer rows where the stages would not fit the shared memory.
   const int pixel_bytes = 2 * (plan.dy_pitch + plan.x_pitch);
   const int tile_pixels_target = std::max(chain_pixels, MergedGroupBwdWeightPlan::kStageBytes / pixel_bytes);
+  constexpr int kMaxBox = MergedGroupBwdWeightPlan::kMaxBox;
+  const auto halo_extent = [](int tile, int stride, int filter, int dilation) {
+    return (tile - 1) * stride + (filter - 1) * dilation + 1;  // a window (halo) of the input at the filter's reach
+  };
   const auto shape_tile = [&](int tile_h, int tile_w) {
-    plan.tile_h = tile_h, plan.tile_w = tile_w;  // reading a window (halo) of the input at the filter's reach
-    plan.halo_d = (plan.z - 1) * plan.dd + 1;
-    plan.halo_h = (tile_h - 1) * plan.sh + (plan.y - 1) * plan.dh + 1;
-    plan.halo_w = (tile_w - 1) * plan.sw + (plan.x - 1) * plan.dw + 1;
+    plan.tile_h = tile_h, plan.tile_w = tile_w;
+    plan.halo_d = halo_extent(1, 1, plan.z, plan.dd);
+    plan.halo_h = halo_extent(tile_h, plan.sh, plan.y, plan.dh);
+    plan.halo_w = halo_extent(tile_w, plan.sw, plan.x, plan.dw);
     plan.pixels16 = (tile_h * tile_w + 15) / 16 * 16;  // the MMA's 16 rows
-    plan.stage_elems = plan.pixels16 * plan.dy_pitch + plan.halo_d * plan.halo_h * plan.halo_w * plan.x_pitch;
-    // the stages, then the halo offset of each pixel of the tile (int32)
-    plan.smem_bytes = size_t(stages) * size_t(plan.stage_elems) * 2 + size_t(plan.pixels16) * 4;
+    const int halo_elems = plan.halo_d * plan.halo_h * plan.halo_w * plan.x_pitch;
+    plan.halo_offset = plan.pixels16 * plan.dy_pitch;  // a multiple of 128 bytes: 16 rows of a multiple of 16
+    plan.stage_elems = plan.halo_offset + (halo_elems + 63) / 64 * 64;
+    plan.stage_tx_bytes = uint32_t(2 * (tile_h * tile_w * plan.dy_pitch + halo_elems));
+    // the stages, then the halo offset of each pixel of the tile (int32), then a barrier a stage
+    plan.barrier_offset = size_t(stages) * size_t(plan.stage_elems) * 2 + size_t(plan.pixels16) * 4;
+    plan.smem_bytes = plan.barrier_offset + size_t(stages) * sizeof(uint64_t);
     plan.steps_h = (plan.ho + tile_h - 1) / tile_h;
     plan.steps_w = (plan.wo + tile_w - 1) / tile_w;
-    return plan.smem_bytes <= smem_limit;
+    return plan.smem_bytes <= smem_limit && plan.halo_h <= kMaxBox;
   };
-  const int tile_w = std::min(plan.wo, tile_pixels_target);
+  if (halo_extent(1, 1, plan.z, plan.dd) > kMaxBox || halo_extent(1, 1, plan.y, plan.dh) > kMaxBox ||
+      halo_extent(1, 1, plan.x, plan.dw) > kMaxBox) {
+    return false;
+  }
+  // whole rows where they fit, and a halo row no longer than a box
+  const int tile_w =
+      std::min({plan.wo, tile_pixels_target, (kMaxBox - halo_extent(1, 1, plan.x, plan.dw)) / plan.sw + 1});
   int tile_h = std::min(plan.ho, std::max(1, tile_pixels_target / tile_w));
   while (!shape_tile(tile_h, tile_w)) {
     if (--tile_h == 0) return false;
@@ -135,6 +165,26 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
   return true;
 }
 
+// The two tensor maps of `plan` over the tensors at `input` and `output_grad` (16-bit elements). False where the
+// driver refuses one.
+inline bool encode_merged_group_bwd_weight_maps(const MergedGroupBwdWeightPlan& plan, DataType dtype,
+                                                const void* input, const void* output_grad,
+                                                MergedGroupBwdWeightMaps& maps) {
+  const auto encode = [&](CUtensorMap& map, const void* base, uint64_t channels, int w, int h, int d,
+                          uint32_t box_channels, int box_w, int box_h, int box_d) {
+    const uint64_t extents[5] = {channels, uint64_t(w), uint64_t(h), uint64_t(d), uint64_t(plan.n)};
+    uint64_t pitches[4];
+    uint64_t pitch = 2;  // bytes of one element
+    for (int i = 0; i < 4; ++i) pitches[i] = pitch *= extents[i];
+    const uint32_t box[5] = {box_channels, uint32_t(box_w), uint32_t(box_h), uint32_t(box_d), 1};
+    return sm90::encode_tma_tiled(map, dtype, base, 5, extents, pitches, box, 0);
+  };
+  return encode(maps.output_grad, output_grad, uint64_t(plan.k), plan.wo, plan.ho, plan.do_, uint32_t(plan.dy_pitch),
+                plan.tile_w, plan.tile_h, 1) &&
+         encode(maps.input, input, uint64_t(plan.c), plan.wi, plan.hi, plan.di, uint32_t(plan.x_pitch), plan.halo_w,
+                plan.halo_h, plan.halo_d);
+}
+
 // ldmatrix .x4 .trans at a shared-memory byte address: the loops keep 32-bit addresses (a base per pixel chunk
 // plus a tap's shift), not generic pointers converted at every load.
 __device__ inline void ldmatrix_x4_trans(uint32_t address, uint32_t (&fragment)[4]) {
@@ -144,17 +194,18 @@ __device__ inline void ldmatrix_x4_trans(uint32_t address, uint32_t (&fragment)[
 }
 
 // Grid: (k_batch, ceil(items / warps), G / gm); kChainPixels = tile_k. `partial` (k_batch fp32 slices of the
-// weight gradient) or `weight` receives every element of the CTA's groups.
+// weight gradient) or `weight` receives every element of the CTA's groups. Thread 0 issues every stage's boxes;
+// each warp waits for a stage on its barrier, and the block synchronises before a stage is refilled.
 template <class Element, class Mma, int kThreads, int kStages, int kChainPixels>
 __global__ void __launch_bounds__(kThreads)
-    merged_group_bwd_weight_kernel(const MergedGroupBwdWeightPlan plan, const Element* __restrict__ input,
-                                   const Element* __restrict__ output_grad, Element* __restrict__ weight,
-                                   float* __restrict__ partial) {
+    merged_group_bwd_weight_kernel(const MergedGroupBwdWeightPlan plan, const __grid_constant__ MergedGroupBwdWeightMaps maps,
+                                   Element* __restrict__ weight, float* __restrict__ partial) {
   constexpr int kWarps = kThreads / 32;
   constexpr int kMaxTaps = MergedGroupBwdWeightPlan::kMaxTaps;
   constexpr int kMaxChunks = kChainPixels / 16;
-  extern __shared__ __align__(16) unsigned char smem_bytes[];
-  Element* smem = reinterpret_cast<Element*>(smem_bytes);
+  extern __shared__ __align__(128) unsigned char stage_bytes[];  // box destinations: 128-byte aligned
+  Element* smem = reinterpret_cast<Element*>(stage_bytes);
+  uint64_t* full = reinterpret_cast<uint64_t*>(stage_bytes + plan.barrier_offset);
 
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   const int g0 = int(blockIdx.z) * plan.gm;
@@ -163,7 +214,7 @@ __global__ void __launch_bounds__(kThreads)
   const int count = max(0, min(plan.steps, first_step + plan.steps_per_split) - first_step);
 
   const int item = int(blockIdx.y) * kWarps + warp;
-  const bool active = item < plan.items;
+  const bool active = item < plan.items;  // warp 0 always is: the grid has ceil(items / warps) rows
   const int block = active ? plan.blocks[item / plan.tap_chunks] : 0;
   const int mb = block >> 8, nb = block & 0xFF;
   const int chunk = item % plan.tap_chunks;
@@ -184,93 +235,57 @@ __global__ void __launch_bounds__(kThreads)
   }
 
   // Each pixel of the tile as a halo pixel before the tap's shift, in bytes (pixels past the tile read pixel
-  // 0, a real one: their dY rows are zero). The same for every step.
+  // 0, a real one: their dY rows are zero, written here once; the boxes fill only the tile's rows). The same
+  // for every step.
   const int tile_pixels = plan.tile_h * plan.tile_w;
-  uint32_t* halo_row = reinterpret_cast<uint32_t*>(smem_bytes + size_t(kStages) * plan.stage_elems * sizeof(Element));
+  uint32_t* halo_row = reinterpret_cast<uint32_t*>(stage_bytes + size_t(kStages) * plan.stage_elems * sizeof(Element));
   for (int p = int(threadIdx.x); p < plan.pixels16; p += kThreads) {
     const int pixel = p < tile_pixels ? (p / plan.tile_w) * plan.sh * plan.halo_w + (p % plan.tile_w) * plan.sw : 0;
     halo_row[p] = uint32_t(pixel * plan.x_pitch * int(sizeof(Element)));
   }
+  const int pad_words = (plan.pixels16 - tile_pixels) * plan.dy_pitch / 2;
+  for (int v = int(threadIdx.x); v < kStages * pad_words; v += kThreads) {
+    uint32_t* pad = reinterpret_cast<uint32_t*>(smem + size_t(v / pad_words) * plan.stage_elems +
+                                                size_t(tile_pixels) * plan.dy_pitch);
+    pad[v % pad_words] = 0u;
+  }
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) cutlass::arch::ClusterBarrier::init(&full[s], 1u);
+    cutlass::arch::fence_barrier_init();
+  }
+  __syncthreads();
 
-  // The copies: a thread moves one 16-byte vector of a pixel's channels and walks the pixels kThreads / vectors
-  // apart, its coordinates advanced by carries (no division per copy).
-  const int dy_vectors = plan.kc / 8, dy_pixel_step = kThreads / dy_vectors;
-  const int dy_c8 = int(threadIdx.x) % dy_vectors, dy_first = int(threadIdx.x) / dy_vectors;
-  const int dy_dh = dy_pixel_step / plan.tile_w, dy_dw = dy_pixel_step % plan.tile_w;
-  const int x_vectors = plan.cc / 8, x_pixel_step = kThreads / x_vectors;
-  const int x_c8 = int(threadIdx.x) % x_vectors, x_first = int(threadIdx.x) / x_vectors;
-  const int x_dz = x_pixel_step / halo_plane, x_dy = x_pixel_step / plan.halo_w % plan.halo_h;
-  const int x_dx = x_pixel_step % plan.halo_w;
-  const int halo_pixels = plan.halo_d * halo_plane;
-  const Element* dy_channels = output_grad + int64_t(g0) * plan.kg + dy_c8 * 8;
-  const Element* x_channels = input + int64_t(g0) * plan.cg + x_c8 * 8;
-
-  // The walks' steps in the tensors' pixel indices (a step, and the carries into the next row and plane).
-  const int dy_step_at = dy_dh * plan.wo + dy_dw, dy_carry = plan.wo - plan.tile_w;
-  const int x_plane = plan.hi * plan.wi;
-  const int x_step_at = x_dz * x_plane + x_dy * plan.wi + x_dx;
-  const int x_carry_w = plan.wi - plan.halo_w, x_carry_h = x_plane - plan.halo_h * plan.wi;
-  const uint32_t k_stride = uint32_t(plan.k), c_stride = uint32_t(plan.c);  // channels a pixel, below 2^31
-  // the thread's first pixel of every step: in the dY tile and in the halo
-  const int dy_th0 = dy_first / plan.tile_w, dy_tw0 = dy_first % plan.tile_w;
-  const int x_hz0 = x_first / halo_plane, x_hy0 = x_first / plan.halo_w % plan.halo_h, x_hx0 = x_first % plan.halo_w;
-
-  auto load_stage = [&](int step, int stage) {
+  // A step's boxes: the dY tile at (its channels, column, row, do, n) and its input window, whose corner may lie
+  // outside the input (the padding: zeros).
+  const auto load_stage = [&](int step, int stage) {
     Element* dy_tile = smem + size_t(stage) * plan.stage_elems;
-    Element* x_halo = dy_tile + plan.pixels16 * plan.dy_pitch;
     uint32_t wb, hb, od;
     const int n = int(plan.by_do.divide(plan.by_steps_h.divide(plan.by_steps_w.divide(uint32_t(step), wb), hb), od));
     const int row0 = int(hb) * plan.tile_h, col0 = int(wb) * plan.tile_w;
-    const int rows = min(plan.tile_h, plan.ho - row0), cols = min(plan.tile_w, plan.wo - col0);
-    if (dy_first < dy_pixel_step) {
-      int th = dy_th0, tw = dy_tw0;
-      int at = ((n * plan.do_ + int(od)) * plan.ho + row0 + th) * plan.wo + col0 + tw;
-      for (int p = dy_first; p < plan.pixels16; p += dy_pixel_step) {
-        const bool valid = th < rows && tw < cols;  // pixels past the tile have th >= tile_h
-        const Element* src = valid ? dy_channels + uint64_t(uint32_t(at)) * k_stride : output_grad;
-        cute::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL<cute::uint128_t>::copy(
-            *reinterpret_cast<const cute::uint128_t*>(src),
-            *reinterpret_cast<cute::uint128_t*>(dy_tile + p * plan.dy_pitch + dy_c8 * 8), valid);
-        tw += dy_dw, th += dy_dh, at += dy_step_at;
-        if (tw >= plan.tile_w) tw -= plan.tile_w, ++th, at += dy_carry;
-      }
-    }
-    if (x_first < x_pixel_step) {
-      const int id0 = int(od) * plan.sd - plan.pd, ih0 = row0 * plan.sh - plan.ph, iw0 = col0 * plan.sw - plan.pw;
-      int hz = x_hz0, hy = x_hy0, hx = x_hx0;
-      int at = ((n * plan.di + id0 + hz) * plan.hi + ih0 + hy) * plan.wi + iw0 + hx;  // may start outside
-      for (int p = x_first; p < halo_pixels; p += x_pixel_step) {
-        const int id = id0 + hz, ih = ih0 + hy, iw = iw0 + hx;
-        const bool valid = unsigned(id) < unsigned(plan.di) && unsigned(ih) < unsigned(plan.hi) &&
-                           unsigned(iw) < unsigned(plan.wi);
-        const Element* src = valid ? x_channels + uint64_t(uint32_t(at)) * c_stride : input;
-        cute::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL<cute::uint128_t>::copy(
-            *reinterpret_cast<const cute::uint128_t*>(src),
-            *reinterpret_cast<cute::uint128_t*>(x_halo + p * plan.x_pitch + x_c8 * 8), valid);
-        hx += x_dx, hy += x_dy, hz += x_dz, at += x_step_at;
-        if (hx >= plan.halo_w) hx -= plan.halo_w, ++hy, at += x_carry_w;
-        if (hy >= plan.halo_h) hy -= plan.halo_h, ++hz, at += x_carry_h;
-      }
-    }
+    cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&full[stage], plan.stage_tx_bytes);
+    sm90::tma_load_5d(&maps.output_grad, &full[stage], dy_tile, {g0 * plan.kg, col0, row0, int(od), n});
+    sm90::tma_load_5d(&maps.input, &full[stage], dy_tile + plan.halo_offset,
+                      {g0 * plan.cg, col0 * plan.sw - plan.pw, row0 * plan.sh - plan.ph, int(od) * plan.sd - plan.pd,
+                       n});
   };
 
   float sums[kBatchedTaps][2][4] = {};
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < count) load_stage(first_step + s, s);
-    cute::cp_async_fence();
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages - 1 && s < count; ++s) load_stage(first_step + s, s);
   }
   const int a_channel = mb * 16 + ((lane >> 3) & 1) * 8, b_channel = nb * 16 + (lane >> 4) * 8;
   const int a_lane_pixel = (lane & 7) + ((lane >> 4) << 3), b_lane_pixel = (lane & 7) + ((lane >> 3) & 1) * 8;
   const uint32_t smem_base = uint32_t(__cvta_generic_to_shared(smem));
   for (int i = 0; i < count; ++i) {
-    cute::cp_async_wait<kStages - 2>();
-    __syncthreads();
-    if (i + kStages - 1 < count) load_stage(first_step + i + kStages - 1, (i + kStages - 1) % kStages);
-    cute::cp_async_fence();
+    __syncthreads();  // every warp is done with the stage step i - 1 read, which the next boxes refill
+    if (threadIdx.x == 0 && i + kStages - 1 < count) {
+      load_stage(first_step + i + kStages - 1, (i + kStages - 1) % kStages);
+    }
     if (!active) continue;
+    cutlass::arch::ClusterBarrier::wait(&full[i % kStages], uint32_t(i / kStages) & 1u);
     // shared-memory byte addresses of this lane's A row and B channels in the stage
     const uint32_t dy_tile = smem_base + uint32_t(size_t(i % kStages) * plan.stage_elems * sizeof(Element));
-    const uint32_t x_halo = dy_tile + uint32_t(plan.pixels16 * plan.dy_pitch * int(sizeof(Element)));
+    const uint32_t x_halo = dy_tile + uint32_t(plan.halo_offset * int(sizeof(Element)));
     const uint32_t a_lane = dy_tile + uint32_t((a_lane_pixel * plan.dy_pitch + a_channel) * int(sizeof(Element)));
     const uint32_t b_lane = x_halo + uint32_t(b_channel * int(sizeof(Element)));
     for (int chain = 0; chain < plan.pixels16; chain += kChainPixels) {
@@ -314,7 +329,6 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
   }
-  cute::cp_async_wait<0>();
   if (!active) return;
 
   // Accumulator (m, n) of m16n8: rows lane/4 and +8, columns 2 (lane % 4) and +1. Keep the diagonal blocks:

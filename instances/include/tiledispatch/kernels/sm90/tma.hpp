@@ -82,17 +82,17 @@ inline EncodeTiled encode_tiled_entry() {
   return entry;
 }
 
-// A tiled tensor map over a packed-in-dimension-0 tensor of 16-bit elements: `rank` (2 or 3) extents,
+// A tiled tensor map over a packed-in-dimension-0 tensor of 16-bit elements: `rank` (2 to 5) extents,
 // innermost first, `pitch_bytes[i]` between consecutive indices of dimension i + 1, and the box. False when
 // the driver refuses it (the caller then gathers the operand instead).
 inline bool encode_tma_tiled(CUtensorMap& map, DataType dtype, const void* base, int rank, const uint64_t* extents,
                              const uint64_t* pitch_bytes, const uint32_t* box, int span_bytes) {
   const EncodeTiled encode = encode_tiled_entry();
   if (encode == nullptr) return false;
-  cuuint64_t dims[3] = {};
-  cuuint64_t strides[2] = {};
-  cuuint32_t box_dims[3] = {};
-  const cuuint32_t element_strides[3] = {1, 1, 1};
+  cuuint64_t dims[5] = {};
+  cuuint64_t strides[4] = {};
+  cuuint32_t box_dims[5] = {};
+  const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
   for (int i = 0; i < rank; ++i) {
     dims[i] = extents[i];
     box_dims[i] = box[i];
@@ -186,6 +186,21 @@ __device__ __forceinline__ void tma_load_3d(const CUtensorMap* map, uint64_t* ba
       "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];"
       :
       : "r"(smem_addr), "l"(reinterpret_cast<uint64_t>(map)), "r"(bar_addr), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+
+// A box of a rank-5 tiled map at (c0, ..., c4); coordinates outside the tensor, negative ones included, read
+// zeros.
+__device__ __forceinline__ void tma_load_5d(const CUtensorMap* map, uint64_t* barrier, void* smem,
+                                            const int32_t (&c)[5]) {
+  const uint32_t smem_addr = uint32_t(__cvta_generic_to_shared(smem));
+  const uint32_t bar_addr = uint32_t(__cvta_generic_to_shared(barrier));
+  asm volatile(
+      "cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5, %6, %7}], [%2];"
+      :
+      : "r"(smem_addr), "l"(reinterpret_cast<uint64_t>(map)), "r"(bar_addr), "r"(c[0]), "r"(c[1]), "r"(c[2]),
+        "r"(c[3]), "r"(c[4])
       : "memory");
 }
 
