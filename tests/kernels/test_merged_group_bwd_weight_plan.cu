@@ -153,8 +153,11 @@ int main() {
                 if (!ok) {
                   if (eligible) {  // refused although eligible: only where a one-row tile's stages do not fit
                     const int64_t kc = gm * kg, cc = gm * cg, wo = p.output()[2];
-                    const int64_t target = std::max<int64_t>(
-                        chain, MergedGroupBwdWeightPlan::kStageBytes / (2 * (kc + 8 + cc + 8)));
+                    const int64_t pixel_bytes = 2 * (kc + 8 + cc + 8);
+                    const int64_t target =
+                        chain * pixel_bytes >= MergedGroupBwdWeightPlan::kChainStageBytes
+                            ? chain
+                            : std::max<int64_t>(chain, MergedGroupBwdWeightPlan::kStageBytes / pixel_bytes);
                     const int64_t reach = (p.filter[2] - 1) * p.dilation[2] + 1;  // a halo row within a box
                     const int64_t tile_w = std::min({wo, target, (256 - reach) / p.stride[2] + 1});
                     const int64_t pixels16 = (tile_w + 15) / 16 * 16;

@@ -9,7 +9,7 @@
 //   with one row address per pixel) and mma.sync m16n8k16 into per-chain accumulators, added into fp32 sums
 //
 // A step is a tile of tile_h x tile_w output pixels of one (n, do), sized so that a stage holds about
-// kStageBytes (small stages leave the copies' latency exposed); a warp's work item is one 16 x 16 block of the
+// kStageBytes, or one MMA chain where a chain's pixels fill kChainStageBytes; a warp's work item is one 16 x 16 block of the
 // CTA's (Kc x Cc) gradient that meets a diagonal group block, for a chunk of at most kMaxTaps taps. Blocks off
 // the diagonal are never computed; inside a block, rows and columns of other groups (C/G or K/G below 16) are
 // the MMA's granularity and are discarded. Each MMA chain (kChainPixels / 16 MMAs) starts from zero and is
@@ -42,7 +42,11 @@ struct MergedGroupBwdWeightPlan {
   static constexpr int kMaxBlocks = 64;  // 16 x 16 blocks of one CTA's (Kc x Cc) gradient that meet a group
   static constexpr int kMaxTaps = 9;     // taps of one work item: 9 x 8 fp32 sums a thread
   static constexpr int kTapBatch = 3;    // taps whose MMA chains a warp interleaves
-  static constexpr int kStageBytes = 24 * 1024;  // the pixel tile's target: four stages leave room for two CTAs
+  // The pixel tile's target: about kStageBytes a stage (small stages leave the boxes' latency exposed), but
+  // one MMA chain where a chain's pixels take kChainStageBytes or more, where more rows measured slower (wide
+  // channel runs; docs/performance.md, sessions 33 and 34).
+  static constexpr int kStageBytes = 40 * 1024;
+  static constexpr int kChainStageBytes = 24 * 1024;
   static constexpr int kMaxBox = 256;            // a tensor-map box's extent along each dimension
   // problem (pixel counts below 2^31: make_merged_group_bwd_weight_plan checks)
   int n, di, hi, wi, do_, ho, wo;
@@ -118,10 +122,12 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
   plan.tap_chunks = (plan.taps + plan.chunk_taps - 1) / plan.chunk_taps;
   plan.items = plan.blocks_count * plan.tap_chunks;
 
-  // The pixel tile: whole output rows where they fit (tile_w = Wo), as many as a stage of about kStageBytes
-  // holds (at least one MMA chain); fewer rows where the stages would not fit the shared memory.
+  // The pixel tile: whole output rows where they fit (tile_w = Wo), as many as the stage target takes (at
+  // least one MMA chain); fewer rows where the stages would not fit the shared memory.
   const int pixel_bytes = 2 * (plan.dy_pitch + plan.x_pitch);
-  const int tile_pixels_target = std::max(chain_pixels, MergedGroupBwdWeightPlan::kStageBytes / pixel_bytes);
+  const int tile_pixels_target = chain_pixels * pixel_bytes >= MergedGroupBwdWeightPlan::kChainStageBytes
+                                     ? chain_pixels
+                                     : std::max(chain_pixels, MergedGroupBwdWeightPlan::kStageBytes / pixel_bytes);
   constexpr int kMaxBox = MergedGroupBwdWeightPlan::kMaxBox;
   const auto halo_extent = [](int tile, int stride, int filter, int dilation) {
     return (tile - 1) * stride + (filter - 1) * dilation + 1;  // a window (halo) of the input at the filter's reach
