@@ -5,9 +5,9 @@
 // exactly the 16 x 16 blocks of the CTA's gradient that meet a diagonal group block, the tap chunks partition the
 // taps in whole batches of kTapBatch (where the filter has that many) of at most kMaxTaps, each step's location
 // by multiply-high division is the plain one, the steps' tiles cover the output exactly, every tap of every tile
-// pixel reads inside the halo, the stage boxes are legal (extents at most 256, 16-byte rows, 128-byte aligned
-// starts, the expected bytes their sum), the splits cover the steps and the shared memory adds up within the
-// limit.
+// pixel reads inside the halo, the rows are conflict-free for ldmatrix (8 consecutive pixels in 8 bank groups),
+// the stage boxes are legal (extents at most 256, whole 16-byte chunks, 128-byte aligned starts, the expected
+// bytes their sum), the splits cover the steps and the shared memory adds up within the limit.
 // Prints "<cases> cases, <accepted> accepted, <failures> failures".
 #include <algorithm>
 #include <cstdio>
@@ -103,13 +103,22 @@ void check_plan(const MergedGroupBwdWeightPlan& plan, const ConvProblem& p, int 
   fail(plan.pixels16 % 16 == 0 && plan.pixels16 >= plan.tile_h * plan.tile_w &&
            plan.pixels16 - 16 < plan.tile_h * plan.tile_w,
        "pixels rounded to 16");
-  // boxes: dY (kc + 8, tile_w, tile_h) and the halo (cc + 8, halo_w, halo_h, halo_d), each at a 128-byte boundary
-  const size_t halo = size_t(plan.halo_d) * size_t(plan.halo_h) * size_t(plan.halo_w) * size_t(plan.cc + 8);
-  const size_t dy_box = size_t(plan.tile_h) * size_t(plan.tile_w) * size_t(plan.kc + 8);
-  const int box_max = std::max({plan.kc + 8, plan.cc + 8, plan.tile_w, plan.tile_h, plan.halo_w, plan.halo_h,
+  // rows: every channel of the CTA, at most 8 more, whole 16-byte chunks, and 8 consecutive pixels at one
+  // channel chunk in 8 different bank groups (conflict-free ldmatrix)
+  const auto rows_ok = [](int pitch, int channels) {
+    unsigned groups = 0;
+    for (int pixel = 0; pixel < 8; ++pixel) groups |= 1u << (pixel * pitch * 2 / 16 % 8);
+    return pitch >= channels && pitch - channels <= 8 && pitch % 8 == 0 && groups == 0xFFu;
+  };
+  fail(rows_ok(plan.dy_pitch, plan.kc) && rows_ok(plan.x_pitch, plan.cc), "conflict-free rows");
+  // boxes: dY (dy_pitch, tile_w, tile_h) and the halo (x_pitch, halo_w, halo_h, halo_d), each at a 128-byte
+  // boundary
+  const size_t halo = size_t(plan.halo_d) * size_t(plan.halo_h) * size_t(plan.halo_w) * size_t(plan.x_pitch);
+  const size_t dy_box = size_t(plan.tile_h) * size_t(plan.tile_w) * size_t(plan.dy_pitch);
+  const int box_max = std::max({plan.dy_pitch, plan.x_pitch, plan.tile_w, plan.tile_h, plan.halo_w, plan.halo_h,
                                 plan.halo_d});
-  fail(box_max <= 256 && (plan.kc + 8) % 8 == 0 && (plan.cc + 8) % 8 == 0, "box extents and rows");
-  fail(size_t(plan.halo_offset) == size_t(plan.pixels16) * size_t(plan.kc + 8) && plan.halo_offset % 64 == 0 &&
+  fail(box_max <= 256, "box extents");
+  fail(size_t(plan.halo_offset) == size_t(plan.pixels16) * size_t(plan.dy_pitch) && plan.halo_offset % 64 == 0 &&
            plan.stage_elems % 64 == 0 && size_t(plan.stage_elems) >= size_t(plan.halo_offset) + halo &&
            size_t(plan.stage_elems) < size_t(plan.halo_offset) + halo + 64,
        "stage layout: 128-byte aligned boxes");
@@ -124,7 +133,8 @@ void check_plan(const MergedGroupBwdWeightPlan& plan, const ConvProblem& p, int 
 
 int main() {
   std::vector<ConvProblem> problems;
-  for (const auto [cg, kg] : {std::pair{2, 2}, {4, 4}, {8, 8}, {16, 16}, {32, 32}, {4, 8}, {8, 4}}) {
+  for (const auto [cg, kg] :
+       {std::pair{2, 2}, {4, 4}, {8, 8}, {16, 16}, {32, 32}, {4, 8}, {8, 4}, {3, 3}, {6, 6}, {12, 12}}) {
     for (int64_t G : {8, 32}) {
       problems.push_back(image_problem(2, G, 2, G * cg, G * kg, 1, 15, 13, 3, 1, 1, 1));
       problems.push_back(image_problem(2, G, 1, G * cg, G * kg, 1, 56, 56, 3, 2, 1, 1));
@@ -153,7 +163,8 @@ int main() {
                 if (!ok) {
                   if (eligible) {  // refused although eligible: only where a one-row tile's stages do not fit
                     const int64_t kc = gm * kg, cc = gm * cg, wo = p.output()[2];
-                    const int64_t pixel_bytes = 2 * (kc + 8 + cc + 8);
+                    const auto pitch = [](int64_t c) { return c / 8 % 2 == 1 ? c : c + 8; };
+                    const int64_t pixel_bytes = 2 * (pitch(kc) + pitch(cc));
                     const int64_t target =
                         chain * pixel_bytes >= MergedGroupBwdWeightPlan::kChainStageBytes
                             ? chain
@@ -164,8 +175,9 @@ int main() {
                     const int64_t halo = ((p.filter[0] - 1) * p.dilation[0] + 1) *
                                          ((p.filter[1] - 1) * p.dilation[1] + 1) *
                                          ((tile_w - 1) * p.stride[2] + (p.filter[2] - 1) * p.dilation[2] + 1);
-                    const int64_t halo_bytes = (halo * (cc + 8) + 63) / 64 * 64 * 2;
-                    const int64_t bytes = stages * (2 * pixels16 * (kc + 8) + halo_bytes) + pixels16 * 4 + 8 * stages;
+                    const int64_t halo_bytes = (halo * pitch(cc) + 63) / 64 * 64 * 2;
+                    const int64_t bytes =
+                        stages * (2 * pixels16 * pitch(kc) + halo_bytes) + pixels16 * 4 + 8 * stages;
                     expect(bytes > int64_t(limit), "refused although one row fits", p, gm, warps, stages, chain);
                   }
                   continue;

@@ -3,24 +3,28 @@
 // every tap from shared memory. The implicit GEMM instead reads the input once per tap (through L2) and, where
 // the groups are merged, computes the gm x gm block product and keeps its diagonal.
 //
-//   gmem dY --(TMA box, zero fill)--> smem dY tile: P pixels x (Kc + 8) channels (the CTA's groups and 8 more)
-//   gmem X  --(TMA box, zero fill = padding)--> smem X halo: the input window of those P pixels, Cc + 8 channels
+//   gmem dY --(TMA box, zero fill)--> smem dY tile: P pixels x Kc channels (the CTA's groups, and 8 more where
+//                                     the row needs them)
+//   gmem X  --(TMA box, zero fill = padding)--> smem X halo: the input window of those P pixels, Cc (+ 8) channels
 //   per step and warp: dY^T fragments once (ldmatrix.trans), then per tap the shifted X window (ldmatrix.trans
 //   with one row address per pixel) and mma.sync m16n8k16 into per-chain accumulators, added into fp32 sums
 //
 // A step is a tile of tile_h x tile_w output pixels of one (n, do), sized so that a stage holds about
-// kStageBytes, or one MMA chain where a chain's pixels fill kChainStageBytes; a warp's work item is one 16 x 16 block of the
-// CTA's (Kc x Cc) gradient that meets a diagonal group block, for a chunk of at most kMaxTaps taps. Blocks off
-// the diagonal are never computed; inside a block, rows and columns of other groups (C/G or K/G below 16) are
-// the MMA's granularity and are discarded. Each MMA chain (kChainPixels / 16 MMAs) starts from zero and is
-// added to the sums with a round-to-nearest FADD, so long reductions carry no round-toward-zero bias
-// (docs/pipelines.md, "Accumulation"). Split-K splits the steps; every split writes its whole fp32 slice, which
-// reduce_partials_kernel sums in a fixed order.
+// kStageBytes, or one MMA chain where a chain's pixels fill kChainStageBytes; a warp's work item is one 16 x 16
+// block of the CTA's (Kc x Cc) gradient that meets a diagonal group block, for a chunk of at most kMaxTaps
+// taps. Blocks off the diagonal are never computed; inside a block, rows and columns of other groups (C/G or
+// K/G below 16) are the MMA's granularity and are discarded. Each MMA chain (kChainPixels / 16 MMAs) starts
+// from zero and is added to the sums with a round-to-nearest FADD, so long reductions carry no round-toward-zero
+// bias (docs/pipelines.md, "Accumulation"). Split-K splits the steps; every split writes its whole fp32 slice,
+// which reduce_partials_kernel sums in a fixed order.
 //
 // One thread moves a stage as two tensor-map boxes (rank 5: channels, W, H, D, N), so the warps issue only the
-// multiply. A box lands densely, so each is 8 channels wider than the CTA's: its rows keep the 16-byte pitch
-// padding that spreads ldmatrix rows over the banks (the 8 channels belong to the next group block, or lie
-// outside the tensor and read zeros; no MMA result that reads them is kept).
+// multiply. A box lands densely; ldmatrix reads 8 consecutive pixels' rows at one channel offset, which fall
+// in 8 different bank groups when a row is an odd number of 16-byte chunks: where the CTA's channels make an
+// even number, the box is 8 channels wider (they belong to the next group block, or lie outside the tensor
+// and read zeros). A 16-channel block that runs past the CTA's channels reads the rest of the row or the next
+// pixel's; no MMA result that reads them is kept. (TMA's 32/64/128-byte swizzles instead, with the XOR in
+// every ldmatrix address, measured 20-30 % slower: docs/performance.md, session 34.)
 #pragma once
 
 #include <cuda.h>
@@ -97,9 +101,10 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
   plan.c = p.C, plan.k = p.K;
   plan.cg = int(cg), plan.kg = int(kg), plan.taps = int(p.filter_spatial()), plan.gm = gm;
   plan.cc = int(gm * cg), plan.kc = int(gm * kg);
-  // Row pitches 16 bytes longer than the channels: ldmatrix rows of consecutive pixels fall in different
-  // banks, and a 16-row block that runs past the last channel stays inside its row.
-  plan.dy_pitch = plan.kc + 8, plan.x_pitch = plan.cc + 8;
+  // Row pitches of an odd number of 16-byte chunks: ldmatrix rows of 8 consecutive pixels fall in different
+  // bank groups.
+  const auto pitch = [](int channels) { return channels / 8 % 2 == 1 ? channels : channels + 8; };
+  plan.dy_pitch = pitch(plan.kc), plan.x_pitch = pitch(plan.cc);
 
   for (int mb = 0; mb * 16 < plan.kc; ++mb) {
     for (int nb = 0; nb * 16 < plan.cc; ++nb) {
@@ -204,12 +209,14 @@ __device__ inline void ldmatrix_x4_trans(uint32_t address, uint32_t (&fragment)[
 // each warp waits for a stage on its barrier, and the block synchronises before a stage is refilled.
 template <class Element, class Mma, int kThreads, int kStages, int kChainPixels>
 __global__ void __launch_bounds__(kThreads)
-    merged_group_bwd_weight_kernel(const MergedGroupBwdWeightPlan plan, const __grid_constant__ MergedGroupBwdWeightMaps maps,
-                                   Element* __restrict__ weight, float* __restrict__ partial) {
+    merged_group_bwd_weight_kernel(const MergedGroupBwdWeightPlan plan,
+                                   const __grid_constant__ MergedGroupBwdWeightMaps maps, Element* __restrict__ weight,
+                                   float* __restrict__ partial) {
   constexpr int kWarps = kThreads / 32;
   constexpr int kMaxTaps = MergedGroupBwdWeightPlan::kMaxTaps;
   constexpr int kMaxChunks = kChainPixels / 16;
-  extern __shared__ __align__(128) unsigned char stage_bytes[];  // box destinations: 128-byte aligned
+  // Box destinations are 128-byte aligned (a name of its own: other kernels' dynamic shared memory declares 16).
+  extern __shared__ __align__(128) unsigned char stage_bytes[];
   Element* smem = reinterpret_cast<Element*>(stage_bytes);
   uint64_t* full = reinterpret_cast<uint64_t*>(stage_bytes + plan.barrier_offset);
 
