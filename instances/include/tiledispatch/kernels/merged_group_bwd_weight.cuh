@@ -134,14 +134,15 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
                                      ? chain_pixels
                                      : std::max(chain_pixels, MergedGroupBwdWeightPlan::kStageBytes / pixel_bytes);
   constexpr int kMaxBox = MergedGroupBwdWeightPlan::kMaxBox;
-  const auto halo_extent = [](int tile, int stride, int filter, int dilation) {
-    return (tile - 1) * stride + (filter - 1) * dilation + 1;  // a window (halo) of the input at the filter's reach
-  };
+  // a filter's reach along each axis: the input window (halo) of one output pixel, at most a box
+  const int reach_d = (plan.z - 1) * plan.dd + 1, reach_h = (plan.y - 1) * plan.dh + 1;
+  const int reach_w = (plan.x - 1) * plan.dw + 1;
+  if (std::max({reach_d, reach_h, reach_w}) > kMaxBox) return false;
   const auto shape_tile = [&](int tile_h, int tile_w) {
     plan.tile_h = tile_h, plan.tile_w = tile_w;
-    plan.halo_d = halo_extent(1, 1, plan.z, plan.dd);
-    plan.halo_h = halo_extent(tile_h, plan.sh, plan.y, plan.dh);
-    plan.halo_w = halo_extent(tile_w, plan.sw, plan.x, plan.dw);
+    plan.halo_d = reach_d;
+    plan.halo_h = (tile_h - 1) * plan.sh + reach_h;
+    plan.halo_w = (tile_w - 1) * plan.sw + reach_w;
     plan.pixels16 = (tile_h * tile_w + 15) / 16 * 16;  // the MMA's 16 rows
     const int halo_elems = plan.halo_d * plan.halo_h * plan.halo_w * plan.x_pitch;
     plan.halo_offset = plan.pixels16 * plan.dy_pitch;  // a multiple of 128 bytes: 16 rows of a multiple of 16
@@ -154,13 +155,8 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
     plan.steps_w = (plan.wo + tile_w - 1) / tile_w;
     return plan.smem_bytes <= smem_limit && plan.halo_h <= kMaxBox;
   };
-  if (halo_extent(1, 1, plan.z, plan.dd) > kMaxBox || halo_extent(1, 1, plan.y, plan.dh) > kMaxBox ||
-      halo_extent(1, 1, plan.x, plan.dw) > kMaxBox) {
-    return false;
-  }
   // whole rows where they fit, and a halo row no longer than a box
-  const int tile_w =
-      std::min({plan.wo, tile_pixels_target, (kMaxBox - halo_extent(1, 1, plan.x, plan.dw)) / plan.sw + 1});
+  const int tile_w = std::min({plan.wo, tile_pixels_target, (kMaxBox - reach_w) / plan.sw + 1});
   int tile_h = std::min(plan.ho, std::max(1, tile_pixels_target / tile_w));
   while (!shape_tile(tile_h, tile_w)) {
     if (--tile_h == 0) return false;
