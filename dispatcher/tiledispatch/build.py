@@ -4,9 +4,11 @@ library's path. The build runs in a child process (SCons, nvcc), so nothing here
 from __future__ import annotations
 
 import collections
+import contextlib
+import fcntl
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -76,13 +78,42 @@ class BuildRequest(BaseModel):
             / f"libtiledispatch_{self.ruleset}.so"
         )
 
+    @property
+    def lock_path(self) -> Path:
+        return self.repo_root / "build" / f"{self.ruleset}-{self.arch}.lock"
+
+
+@contextlib.contextmanager
+def _one_build_at_a_time(lock: Path, emit: Callable[[str], None]) -> Iterator[None]:
+    """Holds an exclusive lock on ``lock`` while the build runs: two builds of one variant at once (two
+    processes, pytest-xdist workers) rebuild the same objects, and SCons deletes a target before it rebuilds
+    it, so one build's archive step finds the other's objects gone."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            emit(f"waiting for another build of {lock.stem} to finish (lock {lock})")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
 
 def run_build(request: BuildRequest, progress: Callable[[str], None] | None = None) -> Path:
     """Builds ``request`` (an up-to-date build compiles nothing) and returns the shared library's path.
-    ``progress`` receives every output line (default: printed to stderr)."""
+    ``progress`` receives every output line (default: printed to stderr). Builds of one variant run one at a
+    time (a lock file beside its build directory); a second waits, then finds the first's outputs up to
+    date."""
     if not (request.repo_root / "SConstruct").is_file():
         raise BuildError(f"no SConstruct in {request.repo_root}; pass repo_root= the tiledispatch checkout")
     emit = progress or (lambda line: print(line, file=sys.stderr, flush=True))
+    with _one_build_at_a_time(request.lock_path, emit):
+        return _run_scons(request, emit)
+
+
+def _run_scons(request: BuildRequest, emit: Callable[[str], None]) -> Path:
     tail: collections.deque[str] = collections.deque(maxlen=40)
     command = request.scons_command()
     try:

@@ -4,8 +4,11 @@ with stand-in device tensors that only describe themselves (``__cuda_array_inter
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import sys
+import threading
+import time
 from math import prod
 from pathlib import Path
 
@@ -21,6 +24,7 @@ from tiledispatch import (
     TensorError,
     UnsupportedProblemError,
 )
+from tiledispatch.build import run_build
 from tiledispatch.errors import BuildError
 
 FWD_128 = "grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x32_2x2x1_32x32x16"
@@ -277,6 +281,34 @@ def test_build_runs_scons_with_progress_and_reports_failures(tmp_path: Path) -> 
             cuda_root=sandbox.cuda,
             progress=lines.append,
         )
+
+
+def test_builds_of_one_variant_wait_for_each_other(tmp_path: Path) -> None:
+    """While another build holds the variant's lock (a second process, a pytest-xdist worker), a build says
+    that it waits and starts nothing; once the lock is free it builds."""
+    sandbox = _build_sandbox_module().make_sandbox(tmp_path / "repo")
+    request = BuildRequest(ruleset="tiny", repo_root=sandbox.root, toolchain="system", cuda_root=sandbox.cuda)
+    lines: list[str] = []
+    waiting = threading.Event()
+
+    def progress(line: str) -> None:
+        lines.append(line)
+        if line.startswith("waiting for another build of tiny-sm_90a"):
+            waiting.set()
+
+    built: list[Path] = []
+    request.lock_path.parent.mkdir(parents=True)
+    with request.lock_path.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        thread = threading.Thread(target=lambda: built.append(run_build(request, progress)))
+        thread.start()
+        assert waiting.wait(timeout=60), lines
+        time.sleep(0.5)
+        assert len(lines) == 1, lines  # no SCons output while the lock is held
+        fcntl.flock(held, fcntl.LOCK_UN)
+    thread.join(timeout=300)
+    assert built == [request.library_path]
+    assert any(line.startswith("tiledispatch: ") for line in lines), lines
 
 
 def test_dlpack_tensors_are_read_and_host_memory_is_refused(registry: Registry) -> None:
