@@ -1,10 +1,12 @@
 // CPU check of the direct merged-group kernel's plan (kernels/merged_group_direct.cuh) over many problems:
-// accepted exactly where the kernel's conditions hold (fwd, or bwd_data at strides up to 4, C = K, C/G of 2, 4
-// or 8, gm x C/G the CTA's channels, a multiple of 16, G divisible by gm, the shared memory within the limit);
-// where accepted, each axis' phases give every written pixel exactly the (weight tap, source pixel) pairs of the
-// convolution's definition, the tiles cover the written tensor with no empty tile row or column, every tap of
-// every pixel of a tile reads inside the tile's halo, the shared memory adds up within the limit, and the grid
-// has between one CTA and one per tile. Prints "<cases> cases, <accepted> accepted, <failures> failures".
+// accepted exactly where the kernel's conditions hold (fwd, or bwd_data at strides up to 4, C = K, C/G of 2, 4,
+// 8 or 16, gm x C/G the CTA's channels, a multiple of 16, G divisible by gm, the shared memory within the
+// limit); where accepted, each axis' phases give every written pixel exactly the (weight tap, source pixel)
+// pairs of the convolution's definition, the tiles cover the written tensor with no empty tile row or column,
+// every tap of every pixel of a tile reads inside the tile's halo, the halo is one legal TMA box (every extent
+// within 256, rows of an odd number of 16-byte chunks) whose bytes the stage's barrier expects, the shared memory
+// adds up within the limit with stages on 128-byte boundaries, and the grid has between one CTA and one per
+// tile. Prints "<cases> cases, <accepted> accepted, <failures> failures".
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -81,6 +83,7 @@ int main() {
       problems.push_back(image_problem(2, G, 2, G * width, G * width, 1, 7, 7, 1, 1, 0, 1));
       problems.push_back(image_problem(3, G, 2, G * width, G * width, 5, 6, 7, 3, 1, 1, 1));
       problems.push_back(image_problem(2, G, 2, G * width, 2 * G * width, 1, 9, 9, 3, 1, 1, 1));  // C != K
+      problems.push_back(image_problem(2, G, 1, G * width, G * width, 1, 5, 600, 3, 2, 1, 1));  // rows past a box
     }
   }
   int cases = 0, accepted = 0;
@@ -99,7 +102,7 @@ int main() {
             const int64_t width = p.C / p.G;
             const int64_t max_stride = std::max({p.stride[0], p.stride[1], p.stride[2]});
             const bool eligible = dir != ConvDirection::kBwdWeight && p.C == p.K && p.G % gm == 0 &&
-                                  (width == 2 || width == 4 || width == 8) && width * gm == channels &&
+                                  (width == 2 || width == 4 || width == 8 || width == 16) && width * gm == channels &&
                                   channels % 16 == 0 && (dir == ConvDirection::kFwd || max_stride <= 4);
             expect(!ok || eligible, "accepted against the conditions", p, dir, gm, channels);
             if (!ok) {
@@ -127,6 +130,23 @@ int main() {
                        plan.phases == plan.dst_stride[0] * plan.dst_stride[1] * plan.dst_stride[2],
                    "tile count", p, dir, gm, channels);
             expect(plan.smem_bytes <= limit && plan.staging_offset % 16 == 0, "shared memory", p, dir, gm, channels);
+            // the halo as one TMA box: extents within 256, 16-byte rows of an odd number of chunks, its bytes the
+            // barrier's; stages from 128-byte boundaries, the barriers between the tables and the staging area
+            const int64_t halo_pixels = int64_t(plan.halo_d) * plan.halo_h * plan.halo_w;
+            expect(plan.halo_pitch <= 256 && plan.halo_w <= 256 && plan.halo_h <= 256 && plan.halo_d <= 256 &&
+                       plan.halo_pitch % 8 == 0 && (plan.halo_pitch / 8) % 2 == 1 && plan.halo_pitch >= channels,
+                   "halo box", p, dir, gm, channels);
+            expect(int64_t(plan.stage_tx_bytes) == halo_pixels * plan.halo_pitch * 2 &&
+                       int64_t(plan.halo_elems) >= halo_pixels * plan.halo_pitch,
+                   "box bytes", p, dir, gm, channels);
+            const size_t stages_end = size_t(plan.weight_words) * 4 + 2 * size_t(plan.halo_elems) * 2;
+            expect((size_t(plan.weight_words) * 4) % 128 == 0 && (size_t(plan.halo_elems) * 2) % 128 == 0 &&
+                       plan.weight_words == plan.taps * channels * 4 * (width == 16 ? 2 : 1) &&
+                       plan.barrier_offset % 8 == 0 &&
+                       plan.barrier_offset >=
+                           stages_end + size_t(2 * plan.pixels16 + plan.phases + 1 + 2 * plan.taps) * 4 &&
+                       plan.staging_offset >= plan.barrier_offset + 2 * 8,
+                   "stage alignment and barriers", p, dir, gm, channels);
             expect(plan.staging_offset + size_t(plan.raw_weight_elems) * 2 <= plan.smem_bytes &&
                        plan.staging_offset + size_t(8 * 16 * (channels + 8) * 2) <= plan.smem_bytes,
                    "copied weights and staging inside", p, dir, gm, channels);

@@ -1,6 +1,7 @@
 """The direct merged-group kernel's plan (kernels/merged_group_direct.cuh), checked on the CPU: which
-problems it takes, that its tiles cover the written tensor, that every tap reads inside a tile's halo, its
-shared memory and its grid (tests/kernels/test_merged_group_direct_plan.cu)."""
+problems it takes, that its tiles cover the written tensor, that every tap reads inside a tile's halo, that
+the halo is one legal TMA box, its shared memory and its grid
+(tests/kernels/test_merged_group_direct_plan.cu)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,6 @@ def test_merged_group_direct_plan(nvcc: Path, cute_include: Path, tmp_path: Path
     match = re.fullmatch(r"(\d+) cases, (\d+) accepted, 0 failures", output.splitlines()[-1])
     assert match is not None, output[-2000:]
     cases, accepted = int(match[1]), int(match[2])
-    assert cases == 5 * 3 * 6 * 3 * 5 * 4 * 3
-    # C/G 2, 4 and 8 with gm x C/G in 16..128 on the fwd and unit-stride bwd_data problems, most limits
+    assert cases == 5 * 3 * 7 * 3 * 5 * 4 * 3
+    # C/G 2, 4, 8 and 16 with gm x C/G in 16..128 on the fwd and unit-stride bwd_data problems, most limits
     assert 100 <= accepted < cases // 4

@@ -4,12 +4,13 @@
 // problems of odd spatial sizes, N = 1, padding past the filter radius, dilation, stride 2 and 3D, each run on a
 // poisoned result tensor and compared with the reference. Each (instance, problem) line says which mode ran:
 // "direct" where runs_merged_direct_activations(p) holds, which must be exactly where tile_k = tile_n = gm x C/G with
-// C/G = K/G one of 2, 4, 8 (strided bwd_data by its stride phases); else "diagonal" where the instance's
-// diagonal_groups(p) holds, which must be exactly where its per-group extents are the problem's (bwd_data: and
-// unit stride), "paired xP" where P groups of C/G = K/G = 8 or 4 run as one block-diagonal group of the
-// diagonal mode's extents (group_pairing.cuh; pairing(p) must be exactly that P), "gathers" otherwise (K/G !=
-// C/G, G not divisible by P x gm check the fallback; stride-2 bwd_data, labelled by the strided problem, runs by
-// stride phases whose unit-stride problems take the diagonal or paired mode: test_stride_phases_check.cu).
+// C/G = K/G one of 2, 4, 8, 16 (strided bwd_data by its stride phases; not C/G = 16 fwd at stride 2); else
+// "diagonal" where the instance's diagonal_groups(p) holds, which must be exactly where its per-group extents
+// are the problem's (bwd_data: and unit stride), "paired xP" where P groups of C/G = K/G = 8 or 4 run as one
+// block-diagonal group of the diagonal mode's extents (group_pairing.cuh; pairing(p) must be exactly that P),
+// "gathers" otherwise (K/G != C/G, G not divisible by P x gm check the fallback; stride-2 bwd_data, labelled by
+// the strided problem, runs by stride phases whose unit-stride problems take the diagonal or paired mode:
+// test_stride_phases_check.cu).
 // Last line: "<n> checked, <d> diagonal, <q> paired, <r> direct, <f> failures".
 #include <cstdio>
 #include <string>
@@ -94,12 +95,13 @@ int main() {
   list.push_back(entry<bwdd_fp16_gm8_direct_3d_256x64x64>());
   list.push_back(entry<bwdd_bf16_gm32_direct_256x64x64>());
   const std::vector<ConvProblem> problems = {
-      conv2d(14, 2, 224, 224, 15, 13, 1, 1, 1),   // regnet-like, odd: gm 2 (G = 14)
+      conv2d(14, 2, 224, 224, 15, 13, 1, 1, 1),   // regnet-like, odd: direct on gm 2 (G = 14)
       conv2d(14, 1, 224, 224, 28, 28, 1, 1, 1),   // regnet_g14_28's shape, N = 1
-      conv2d(8, 3, 128, 128, 11, 9, 1, 2, 2),     // 16/16, gm 2 and gm 4, dilation 2, odd
+      conv2d(8, 3, 128, 128, 11, 9, 1, 2, 2),     // 16/16, direct on gm 2 and gm 4, dilation 2, odd
+      conv2d(8, 2, 128, 128, 15, 13, 2, 1, 1),    // 16/16 stride 2, odd: fwd diagonal, bwd_data direct
       conv2d(32, 2, 1024, 1024, 9, 7, 1, 1, 1),   // resnext-like 32/32, odd
       conv2d(32, 1, 1024, 1024, 7, 7, 1, 1, 1),   // resnext_g32_7's shape
-      conv2d(14, 2, 224, 224, 29, 27, 2, 1, 1),   // stride 2: fwd diagonal, bwd_data by phases
+      conv2d(14, 2, 224, 224, 29, 27, 2, 1, 1),   // 16/16 stride 2: fwd diagonal, bwd_data direct (its phases)
       conv2d(8, 2, 128, 256, 9, 9, 1, 1, 1),      // K/G = 32 against C/G = 16: gathers
       conv2d(32, 2, 256, 256, 15, 13, 1, 1, 1),   // 8/8, odd: paired x2 (x4 at 32/32), direct on gm 8
       conv2d(32, 1, 256, 256, 28, 28, 1, 1, 1),   // resnext_g32_28's shape, N = 1 (direct on gm 8)
@@ -111,7 +113,7 @@ int main() {
       conv2d(16, 2, 128, 128, 11, 9, 1, 2, 2),    // 8/8 dilation 2: direct on gm 8
       conv2d(32, 1, 128, 128, 5, 150, 1, 1, 1),   // 4/4 rows wider than a tile: direct on gm 16
       conv3d(16, 2, 128, 128, 3, 5, 7),           // 3D 8/8, odd: direct on the 3D gm 8
-      conv3d(8, 1, 128, 128, 4, 6, 5),            // 3D 16/16: gathers on the 3D gm 8 (C/G above 8)
+      conv3d(8, 1, 128, 128, 4, 6, 5),            // 3D 16/16: gathers on the 3D gm 8 (gm x C/G above 64)
       conv2d(32, 2, 64, 64, 9, 11, 1, 1, 1),      // 2/2 G = 32: direct on gm 32
       conv2d(64, 1, 128, 128, 10, 12, 1, 2, 2),   // 2/2 G = 64 dilation 2: direct on gm 32
   };
@@ -133,6 +135,8 @@ int main() {
       const int64_t cg = p.C / p.G, kg = p.K / p.G;
       const bool fwd = dir == ConvDirection::kFwd;
       const bool unit_or_fwd = fwd || (p.stride[1] == 1 && p.stride[2] == 1);
+      // C/G = 16 fwd at stride 2 keeps the diagonal mode (kernels::merged_group_direct_preferred)
+      const bool direct_at_16 = !fwd || (p.stride[1] == 1 && p.stride[2] == 1);
       const bool expected =
           e.diagonal_tile && (fwd ? cg : kg) == e.group_k && (fwd ? kg : cg) == e.group_n && unit_or_fwd;
       int expected_pairs = 1;
@@ -143,7 +147,8 @@ int main() {
         }
       }
       const bool expected_direct = e.direct_tile && dt != DataType::kFp32 && cg == kg && cg == e.group_k &&
-                                   (cg == 2 || cg == 4 || cg == 8) && p.G % e.groups_to_merge == 0;
+                                   (cg == 2 || cg == 4 || cg == 8 || (cg == 16 && direct_at_16)) &&
+                                   p.G % e.groups_to_merge == 0;
       std::string failure;
       if (on_direct != expected_direct) {
         failure = expected_direct ? "expected the direct kernel" : "unexpected direct kernel";
@@ -184,7 +189,7 @@ int main() {
       const double err = check::relative_l2(got, ref);
       if (!(err <= 1e-2)) failure += (failure.empty() ? "" : "; ") + std::string("relative L2 ") + std::to_string(err);
       ++checked;
-      diagonal += diag ? 1 : 0;
+      diagonal += diag && !on_direct ? 1 : 0;
       paired += pairs > 1 && !on_direct ? 1 : 0;
       direct += on_direct ? 1 : 0;
       if (!failure.empty()) ++failures;

@@ -1,5 +1,5 @@
 """Merged groups by diagonal blocks on the Hopper path (fwd and bwd_data, no zero MACs), groups paired at the
-MMA's granularity (C/G = K/G = 8 or 4) and merged groups by the direct kernel (C/G = K/G = 2, 4, 8 where
+MMA's granularity (C/G = K/G = 8 or 4) and merged groups by the direct kernel (C/G = K/G = 2, 4, 8, 16 where
 tile_k = tile_n = gm x C/G) on the GPU: correct on poisoned outputs against the reference, and each mode
 chosen exactly where it applies (tests/kernels/test_merged_groups_check.cu)."""
 
@@ -18,7 +18,7 @@ def test_merged_groups_diagonal_and_paired(tmp_path: Path) -> None:
     checked, diagonal, paired = counts["checked"], counts["diagonal"], counts["paired"]
     direct = counts["direct"]
     assert checked >= 60
-    assert diagonal >= 15  # both directions, 16/16 and 32/32, every hand instance on its problems
+    assert diagonal >= 6  # both directions, 32/32 (16/16 on these tiles runs the direct kernel)
     assert paired >= 10  # 8/8 and 4/4 problems, both directions
     assert any(" diagonal " in line and line.startswith("PASS bwdd_") for line in lines)
     assert any(" paired x2 " in line and line.startswith("PASS bwdd_") for line in lines)
@@ -35,3 +35,12 @@ def test_merged_groups_diagonal_and_paired(tmp_path: Path) -> None:
         "PASS bwdd_bf16_gm32_direct",
     ):
         assert any(line.startswith(prefix) and "| direct |" in line for line in lines), prefix
+    # 16/16 on the diagonal mode's tiles (tile_k = tile_n = gm x 16): the direct kernel, strided bwd_data too
+    for prefix, problem in (
+        ("PASS fwd_fp16_gm2_diag_128x32x32", "G=14 "),
+        ("PASS fwd_bf16_gm4_diag_128x64x64", "G=8 "),
+        ("PASS bwdd_fp16_gm2_diag_128x32x32", "stride=2x2"),
+        ("PASS bwdd_bf16_gm4_diag_128x64x64", "stride=2x2"),
+    ):
+        on_direct = [line for line in lines if line.startswith(prefix) and "| direct |" in line]
+        assert any(problem in line for line in on_direct), prefix

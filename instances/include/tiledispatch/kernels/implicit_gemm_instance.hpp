@@ -213,15 +213,15 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   // Merged-group fwd and bwd_data (the directions that write activations) by the direct kernel
   // (merged_group_direct.cuh; strided bwd_data by its stride phases, strides up to StridePhases::kMaxStride): a
   // 16-bit configuration whose tile_k and tile_n are both num_groups_to_merge x C/G
-  // (= K/G, one of 2, 4, 8), where the plan fits the shared memory. A CTA reads its tiles' input windows once
-  // and multiplies only the diagonal blocks; tile_m is its tile's pixel target, the waves its warps, the
+  // (= K/G, one of 2, 4, 8, 16), where the plan fits the shared memory. A CTA reads its tiles' input windows
+  // once and multiplies only the diagonal blocks; tile_m is its tile's pixel target, the waves its warps, the
   // pipeline's stages (2 or 3) its halo stages. Other problems of the configuration run its implicit GEMM
-  // (paired or diagonal merged groups).
+  // (paired or diagonal merged groups), as does C/G = 16 fwd at a stride above 1
+  // (kernels::merged_group_direct_preferred).
   static constexpr bool kMergedDirectActivations =
       Traits::kDirection != ConvDirection::kBwdWeight && Traits::kNumGroupsToMerge > 1 && !Traits::kStreamK &&
       Traits::kDataType != DataType::kFp32 && Traits::kTileK == Traits::kTileN &&
-      kernels::merged_group_direct_width(Traits::kTileN / Traits::kNumGroupsToMerge) && Traits::kTileN % 16 == 0 &&
-      Config::kThreads % (Traits::kTileN / 8) == 0;
+      kernels::merged_group_direct_width(Traits::kTileN / Traits::kNumGroupsToMerge) && Traits::kTileN % 16 == 0;
   static constexpr int kDirectActivationStages = std::min(std::max(Config::kStages, 2), 3);
   static bool merged_direct_activations_plan(const ConvProblem& p, kernels::MergedGroupDirectPlan& plan) {
     if constexpr (!kMergedDirectActivations) {
@@ -230,6 +230,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       if (p.ndim_spatial != Traits::kNDimSpatial || p.C / p.G * Traits::kNumGroupsToMerge != Traits::kTileN) {
         return false;
       }
+      const bool strided = p.stride[0] > 1 || p.stride[1] > 1 || p.stride[2] > 1;
+      if (!kernels::merged_group_direct_preferred(p.C / p.G, Traits::kDirection, strided)) return false;
       return kernels::make_merged_group_direct_plan(p, Traits::kDirection, Traits::kNumGroupsToMerge, Traits::kTileN,
                                                     Config::kThreads / 32, kDirectActivationStages, Traits::kTileM,
                                                     Config::kSmemLimitBytes, plan);
@@ -650,11 +652,12 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       constexpr bool kFwd = Traits::kDirection == ConvDirection::kFwd;
       // strided bwd_data by stride phases: a kernel of its own (the one-phase kernel skips the phases' lookups);
       // fwd instances compile only the one-phase kernel (both branches name it)
+      constexpr int kBlockK = kernels::merged_group_direct_block_k(Traits::kTileN / Traits::kNumGroupsToMerge);
       auto* kernel = plan.phases > 1 && !kFwd
                          ? &kernels::merged_group_direct_kernel<Traits::kDataType, Config::kThreads, Traits::kTileN,
-                                                                kDirectActivationStages, !kFwd>
+                                                                kBlockK, kDirectActivationStages, !kFwd>
                          : &kernels::merged_group_direct_kernel<Traits::kDataType, Config::kThreads, Traits::kTileN,
-                                                                kDirectActivationStages, false>;
+                                                                kBlockK, kDirectActivationStages, false>;
       TD_RETURN_IF_CUDA_ERROR(
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.smem_bytes)));
       int per_sm = 0, sms = 0;
@@ -663,8 +666,12 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       TD_RETURN_IF_CUDA_ERROR(sm_count(&sms));
       kernels::merged_group_direct_grid(plan, p.G, int64_t(std::max(per_sm, 1)) * sms);
       const dim3 grid(unsigned(plan.ctas), unsigned(p.G / Traits::kNumGroupsToMerge));
+      CUtensorMap src_map;
+      if (!kernels::encode_merged_group_direct_map(plan, Traits::kDataType, kFwd ? args.input : args.output, src_map)) {
+        return cudaErrorNotSupported;  // the driver refused the tensor map (the plan keeps every box legal)
+      }
       kernel<<<grid, Config::kThreads, plan.smem_bytes, args.stream>>>(
-          plan, static_cast<const Element*>(kFwd ? args.input : args.output), static_cast<const Element*>(args.weight),
+          plan, src_map, static_cast<const Element*>(args.weight),
           static_cast<Element*>(kFwd ? args.output : args.input));
       return cudaGetLastError();
     }

@@ -180,11 +180,8 @@ inline bool encode_merged_group_bwd_weight_maps(const MergedGroupBwdWeightPlan& 
   const auto encode = [&](CUtensorMap& map, const void* base, uint64_t channels, int w, int h, int d,
                           uint32_t box_channels, int box_w, int box_h, int box_d) {
     const uint64_t extents[5] = {channels, uint64_t(w), uint64_t(h), uint64_t(d), uint64_t(plan.n)};
-    uint64_t pitches[4];
-    uint64_t pitch = 2;  // bytes of one element
-    for (int i = 0; i < 4; ++i) pitches[i] = pitch *= extents[i];
     const uint32_t box[5] = {box_channels, uint32_t(box_w), uint32_t(box_h), uint32_t(box_d), 1};
-    return sm90::encode_tma_tiled(map, dtype, base, 5, extents, pitches, box, 0);
+    return sm90::encode_tma_activation(map, dtype, base, extents, box);
   };
   return encode(maps.output_grad, output_grad, uint64_t(plan.k), plan.wo, plan.ho, plan.do_, uint32_t(plan.dy_pitch),
                 plan.tile_w, plan.tile_h, 1) &&

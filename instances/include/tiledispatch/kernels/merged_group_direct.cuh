@@ -1,23 +1,25 @@
 // Forward and backward data for merged small groups (issue 10, F3; docs/pipelines.md, "Merged groups, fwd and
-// bwd_data"): a CTA owns num_groups_to_merge whole groups of C/G = K/G = 2, 4 or 8 channels and walks tiles of
-// the pixels it writes. It reads each tile's window of the tensor it reads (the halo) once, all the groups'
+// bwd_data"): a CTA owns num_groups_to_merge whole groups of C/G = K/G = 2, 4, 8 or 16 channels and walks tiles
+// of the pixels it writes. It reads each tile's window of the tensor it reads (the halo) once, all the groups'
 // channels, and multiplies every tap from shared memory. The implicit GEMM instead reads every pixel once per
 // tap (im2col through L2) and pairs groups into zero-filled blocks of its wider MMA.
 //
-//   gmem weights --(cp.async 16 B)--> smem, once --> smem B: taps x blocks of 8 channels, fragment order
-//   gmem source --(cp.async 16 B, zero fill = padding)--> smem halo stages (a ring): the tile's window
+//   gmem weights --(cp.async 16 B)--> smem, once --> smem B: taps x blocks of 8 columns, fragment order
+//   gmem source --(one TMA box a tile, zeros outside = padding)--> smem halo stages (a ring): the tile's window
 //   per warp and 16-pixel chunk: per tap, A = 16 pixels of the shifted window (ldmatrix, one row address per
-//   pixel: any stride, dilation, 3D), mma.sync m16n8k8 of each diagonal block into fp32 accumulators; the
-//   result staged in shared memory and stored as 16-byte vectors of whole pixel rows
+//   pixel: any stride, dilation, 3D), mma.sync m16n8k8 of each diagonal block (m16n8k16 of each group of 16)
+//   into fp32 accumulators; the result staged in shared memory and stored as 16-byte vectors of whole pixel
+//   rows
 //
 // Both directions are the same multiply: fwd reads the input and writes the output, B[c][k] = W[g][k][tap][c];
 // bwd_data reads the output gradient with the taps reversed, B[k][c] = W[g][k][tap][c], and at stride s > 1
 // by stride phases: a tile holds pixels of one phase, which multiplies only the taps that meet an output pixel
 // (a phase without taps stores zeros). A diagonal block of 8 channels is one group (C/G = 8) or 8 / (C/G)
-// groups whose cross-group entries are zero (C/G = 2 and 4: the MMA's granularity). C/G = 16 and wider take
-// the implicit GEMM's diagonal mode, which measured faster (docs/performance.md, session 32).
+// groups whose cross-group entries are zero (C/G = 2 and 4: the MMA's granularity); a group of 16 is one
+// m16n8k16 per 8 of its output columns. C/G = 32 and wider take the implicit GEMM's diagonal mode.
 #pragma once
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -26,9 +28,11 @@
 #include <cute/arch/copy_sm75.hpp>
 #include <cute/arch/copy_sm80.hpp>
 #include <cute/arch/mma_sm80.hpp>
+#include <cutlass/arch/barrier.h>
 
 #include "tiledispatch/kernels/fast_division.hpp"
 #include "tiledispatch/kernels/implicit_gemm_config.hpp"
+#include "tiledispatch/kernels/sm90/tma.hpp"
 #include "tiledispatch/kernels/stride_phases.hpp"
 #include "tiledispatch/runtime/direction.hpp"
 #include "tiledispatch/runtime/problem.hpp"
@@ -45,6 +49,7 @@ struct DirectPhaseAxis {
 
 struct MergedGroupDirectPlan {
   static constexpr int kMaxStride = StridePhases::kMaxStride;
+  static constexpr int kMaxBox = 256;  // a TMA box's extent along any dimension
   // The tensor read (src: fwd input, bwd_data output gradient) and the tensor written (dst), both N x spatial x
   // `channels`.
   int n, src_d, src_h, src_w, dst_d, dst_h, dst_w;
@@ -62,11 +67,13 @@ struct MergedGroupDirectPlan {
   FastDivisor by_tiles_w, by_tiles_h, by_depth, by_n;  // a tile's (phase, n, d, row block, column block)
   FastDivisor by_stride_w, by_stride_h;                 // a phase's residues
   // shared memory: the weights in fragment order (32-bit words), the halo stages (elements, halo_pitch a
-  // pixel), each pixel's halo row and tile position, each phase's first tap entry, each tap entry's shift in
-  // the halo and weight tap; then at staging_offset the weights as copied (elements), which each warp's 16
-  // output pixels reuse once they are in fragment order
+  // pixel, each from a 128-byte boundary), each pixel's halo row and tile position, each phase's first tap
+  // entry, each tap entry's shift in the halo and weight tap, at barrier_offset a barrier a stage; then at
+  // staging_offset the weights as copied (elements), which each warp's 16 output pixels reuse once they are in
+  // fragment order
   int weight_words, raw_weight_elems, halo_pitch, halo_elems;
-  size_t staging_offset, smem_bytes;
+  uint32_t stage_tx_bytes;  // the bytes of a stage's box: halo_pitch channels of every halo pixel
+  size_t barrier_offset, staging_offset, smem_bytes;
 
   TD_HOST_DEVICE void residues(int phase, int (&a)[3]) const {
     uint32_t rh, rw;
@@ -75,13 +82,26 @@ struct MergedGroupDirectPlan {
   }
 };
 
-// Whether groups of `width` channels fit the kernel's diagonal blocks of 8 channels.
-constexpr bool merged_group_direct_width(int64_t width) { return width == 2 || width == 4 || width == 8; }
+// Whether groups of `width` channels fit the kernel's diagonal blocks: 8 channels (C/G = 2, 4, 8) or 16.
+constexpr bool merged_group_direct_width(int64_t width) {
+  return width == 2 || width == 4 || width == 8 || width == 16;
+}
+
+// The MMA's K for groups of `width` channels: m16n8k16 multiplies a group of 16 whole, m16n8k8 a block of 8.
+constexpr int merged_group_direct_block_k(int64_t width) { return width == 16 ? 16 : 8; }
+
+// Where a configuration that can run a problem on this kernel does: everywhere but C/G = 16 fwd at a stride
+// above 1, whose window of twice the tile's width the implicit GEMM's diagonal mode reads faster by im2col
+// boxes (H200, resnext50_32x4d_s2_28: 54.3 against 43.3 TFLOP/s; docs/performance.md, session 35).
+constexpr bool merged_group_direct_preferred(int64_t width, ConvDirection direction, bool strided) {
+  return !(width == 16 && direction == ConvDirection::kFwd && strided);
+}
 
 // The plan of `p` in `direction` (fwd; bwd_data at strides up to StridePhases::kMaxStride) for a CTA of
 // `channels` = gm x C/G channels, `warps` warps, `stages` halo stages and tiles of about `tile_pixels` dst
-// pixels. False where the kernel cannot run it: C/G != K/G, C/G not 2, 4 or 8, src or dst of 2^31 pixels or
-// more, or shared memory beyond `smem_limit`. The grid (`ctas` a group block) is set by merged_group_direct_grid.
+// pixels. False where the kernel cannot run it: C/G != K/G, C/G not 2, 4, 8 or 16, src or dst of 2^31 pixels
+// or more, a filter reach or CTA channels beyond a box's 256, or shared memory beyond `smem_limit`. The grid
+// (`ctas` a group block) is set by merged_group_direct_grid.
 inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection direction, int gm, int channels,
                                           int warps, int stages, int tile_pixels, size_t smem_limit,
                                           MergedGroupDirectPlan& plan) {
@@ -130,8 +150,12 @@ inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection di
       max_dilation_span[i] = std::max(max_dilation_span[i], std::max(axis.taps - 1, 0) * axis.dilation);
     }
   }
-  plan.halo_pitch = channels + 8;  // 16 bytes past the channels: ldmatrix rows of consecutive pixels in other banks
-  plan.weight_words = plan.taps * channels * 4;  // 8 x 8 blocks of 16-bit pairs
+  // A box row is 8 channels wider than the CTA's (the next group block's, or zeros past the tensor): an odd
+  // number of 16-byte chunks a pixel (channels is a multiple of 16), so the ldmatrix rows of 8 consecutive
+  // pixels fall in 8 bank groups.
+  plan.halo_pitch = channels + 8;
+  if (plan.halo_pitch > MergedGroupDirectPlan::kMaxBox) return false;
+  plan.weight_words = plan.taps * channels * 4 * (merged_group_direct_block_k(width) / 8);  // B fragments' words
   plan.raw_weight_elems = plan.taps * channels * plan.width;  // the CTA's groups of GKZYXC: contiguous
 
   // The phases' largest extents; whole rows where they fit the pixel target, the rows and columns then spread
@@ -147,17 +171,23 @@ inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection di
     plan.halo_h = (tile_h - 1) * plan.src_stride[1] + max_dilation_span[1] + 1;
     plan.halo_w = (tile_w - 1) * plan.src_stride[2] + max_dilation_span[2] + 1;
     plan.pixels16 = (tile_h * tile_w + 15) / 16 * 16;
-    plan.halo_elems = plan.halo_d * plan.halo_h * plan.halo_w * plan.halo_pitch;
-    plan.staging_offset = (size_t(plan.weight_words) * 4 + size_t(stages) * size_t(plan.halo_elems) * 2 +
-                           size_t(2 * plan.pixels16 + plan.phases + 1 + 2 * plan.taps) * 4 + 15) / 16 * 16;
+    plan.halo_elems = (plan.halo_d * plan.halo_h * plan.halo_w * plan.halo_pitch + 63) / 64 * 64;
+    plan.stage_tx_bytes = uint32_t(plan.halo_d * plan.halo_h * plan.halo_w * plan.halo_pitch * 2);
+    plan.barrier_offset = (size_t(plan.weight_words) * 4 + size_t(stages) * size_t(plan.halo_elems) * 2 +
+                           size_t(2 * plan.pixels16 + plan.phases + 1 + 2 * plan.taps) * 4 + 7) / 8 * 8;
+    plan.staging_offset = (plan.barrier_offset + size_t(stages) * 8 + 15) / 16 * 16;
     plan.smem_bytes = plan.staging_offset + std::max(size_t(plan.raw_weight_elems) * 2,
                                                      size_t(warps) * 16 * (channels + 8) * 2);
     plan.tiles_h = (extent[1] + tile_h - 1) / tile_h;
     plan.tiles_w = (extent[2] + tile_w - 1) / tile_w;
-    return plan.smem_bytes <= smem_limit;
+    return plan.smem_bytes <= smem_limit && plan.halo_h <= MergedGroupDirectPlan::kMaxBox;
   };
   if (extent[0] == 0 || extent[1] == 0 || extent[2] == 0) return false;
-  const int tile_w = std::min(extent[2], std::max(tile_pixels, 16));
+  // a halo row and depth within a box's extent
+  constexpr int kMaxBox = MergedGroupDirectPlan::kMaxBox;
+  const int max_tile_w = (kMaxBox - 1 - max_dilation_span[2]) / plan.src_stride[2] + 1;
+  if (max_dilation_span[0] + 1 > kMaxBox || max_tile_w < 1) return false;
+  const int tile_w = std::min({extent[2], std::max(tile_pixels, 16), max_tile_w});
   int tile_h = std::min(extent[1], std::max(1, tile_pixels / tile_w));
   while (!shape_tile(tile_h, tile_w)) {
     if (--tile_h == 0) return false;
@@ -174,6 +204,17 @@ inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection di
   plan.by_stride_w = FastDivisor::of(uint32_t(plan.dst_stride[2]));
   plan.by_stride_h = FastDivisor::of(uint32_t(plan.dst_stride[1]));
   return true;
+}
+
+// The tensor map of the tensor `plan` reads (16-bit elements at `src`: C, W, H, D, N), boxes of a stage's
+// halo. False where the driver refuses it.
+inline bool encode_merged_group_direct_map(const MergedGroupDirectPlan& plan, DataType dtype, const void* src,
+                                           CUtensorMap& map) {
+  const uint64_t extents[5] = {uint64_t(plan.channels), uint64_t(plan.src_w), uint64_t(plan.src_h),
+                               uint64_t(plan.src_d), uint64_t(plan.n)};
+  const uint32_t box[5] = {uint32_t(plan.halo_pitch), uint32_t(plan.halo_w), uint32_t(plan.halo_h),
+                           uint32_t(plan.halo_d), 1};
+  return sm90::encode_tma_activation(map, dtype, src, extents, box);
 }
 
 // CTAs a group block: the `resident` CTAs the GPU holds at once spread over the G / gm group blocks, at most
@@ -201,36 +242,39 @@ __device__ inline uint32_t pack_pair(float lo, float hi) {
 // registers at 256 threads and 64 channels, one CTA an SM instead of two, 14-18 % slower on the unit-stride
 // rows (docs/performance.md, session 33). Every dst element of the CTA's groups is written (a phase without
 // taps stores zeros).
-template <DataType kDataType, int kThreads, int kChannels, int kStages, bool kPhases,
+template <DataType kDataType, int kThreads, int kChannels, int kBlockK, int kStages, bool kPhases,
           class Element = typename ElementTypes<kDataType>::Global>
 __global__ void __launch_bounds__(kThreads)
-    merged_group_direct_kernel(const MergedGroupDirectPlan plan, const Element* __restrict__ src,
+    merged_group_direct_kernel(const MergedGroupDirectPlan plan, const __grid_constant__ CUtensorMap src_map,
                                const Element* __restrict__ weight, Element* __restrict__ dst) {
-  using Mma = typename MmaOp<kDataType, 8>::type;  // m16n8k8: one diagonal block of 8 channels
+  using Mma = typename MmaOp<kDataType, kBlockK>::type;  // m16n8k8 (a block of 8) or m16n8k16 (a group of 16)
   static_assert(kChannels % 16 == 0, "whole ldmatrix rows of 16 channels");
+  static_assert(kBlockK == 8 || kBlockK == 16, "diagonal blocks of 8 or 16 channels");
+  constexpr int kWords = kBlockK / 8;  // B words a lane holds per (tap entry, block of 8 columns)
   static_assert(kStages >= 2, "a ring of at least two halo stages");
   constexpr int kWarps = kThreads / 32;
-  constexpr int kBlocks = kChannels / 8;   // diagonal blocks of 8 channels
+  constexpr int kBlocks = kChannels / 8;   // blocks of 8 columns (the MMA's n)
   constexpr int kVectors = kChannels / 8;  // 16-byte vectors of a pixel
-  static_assert(kThreads % kVectors == 0, "a thread copies one vector of every pixel it copies");
-  extern __shared__ __align__(16) unsigned char smem_bytes[];
-  uint32_t* weight_smem = reinterpret_cast<uint32_t*>(smem_bytes);
+  // Box destinations are 128-byte aligned (a name of its own: other kernels' dynamic shared memory declares 16).
+  extern __shared__ __align__(128) unsigned char halo_bytes[];
+  uint32_t* weight_smem = reinterpret_cast<uint32_t*>(halo_bytes);
   Element* halo_stages = reinterpret_cast<Element*>(weight_smem + plan.weight_words);
-  Element* raw_weight = reinterpret_cast<Element*>(smem_bytes + plan.staging_offset);
+  Element* raw_weight = reinterpret_cast<Element*>(halo_bytes + plan.staging_offset);
+  uint64_t* full = reinterpret_cast<uint64_t*>(halo_bytes + plan.barrier_offset);
   int* halo_row = reinterpret_cast<int*>(halo_stages + size_t(kStages) * plan.halo_elems);
   int* tile_pos = halo_row + plan.pixels16;  // (row << 16) | column of each tile pixel; past the tile, no row
   int* phase_first = tile_pos + plan.pixels16;  // each phase's first tap entry, then the entries' count
   int* tap_shift = phase_first + plan.phases + 1;
   int* tap_weight = tap_shift + plan.taps;
   constexpr int kStagePitch = kChannels + 8;  // a staged pixel's elements: the 4-byte writes miss each other's banks
-  uint32_t* staging = reinterpret_cast<uint32_t*>(smem_bytes + plan.staging_offset) +
+  uint32_t* staging = reinterpret_cast<uint32_t*>(halo_bytes + plan.staging_offset) +
                       (int(threadIdx.x) / 32) * (16 * kStagePitch / 2);
 
   const int g0 = int(blockIdx.y) * plan.gm;
   const int first = int(blockIdx.x);
   const int count = first < plan.tiles ? (plan.tiles - first + plan.ctas - 1) / plan.ctas : 0;
 
-  // The CTA's weights as they are (contiguous in GKZYXC), the first copy group.
+  // The CTA's weights as they are (contiguous in GKZYXC).
   {
     const Element* from = weight + int64_t(g0) * plan.width * plan.taps * plan.width;
     for (int v = int(threadIdx.x); v < plan.raw_weight_elems / 8; v += kThreads) {
@@ -272,47 +316,29 @@ __global__ void __launch_bounds__(kThreads)
     return t;
   };
 
-  // The halo copies: a thread moves one 16-byte vector of a pixel's channels and walks the pixels kThreads /
-  // kVectors apart, its coordinates advanced by carries; zero fill outside src.
-  const int halo_plane = plan.halo_h * plan.halo_w, halo_pixels = plan.halo_d * halo_plane;
-  const int c8 = int(threadIdx.x) % kVectors, pixel0 = int(threadIdx.x) / kVectors;
-  constexpr int kPixelStep = kThreads / kVectors;
-  const int step_z = kPixelStep / halo_plane, step_y = kPixelStep / plan.halo_w % plan.halo_h;
-  const int step_x = kPixelStep % plan.halo_w;
-  const Element* src_channels = src + int64_t(g0) * plan.width + c8 * 8;
-  // The thread's first halo pixel and its offset in the image from the window's corner, the same every tile;
-  // the walk's steps in the image (a step, and the carries into the next row and plane).
-  const int hz0 = pixel0 / halo_plane, hy0 = pixel0 / plan.halo_w % plan.halo_h, hx0 = pixel0 % plan.halo_w;
-  const int src_plane = plan.src_h * plan.src_w;
-  const int at0 = (hz0 * plan.src_h + hy0) * plan.src_w + hx0;
-  const int step_at = step_z * src_plane + step_y * plan.src_w + step_x;
-  const int carry_x = plan.src_w - plan.halo_w, carry_y = src_plane - plan.halo_h * plan.src_w;
+  // A tile's window of src (the halo, all the CTA's channels and the next 8) as one box at its corner, which
+  // may lie outside src (padding: zeros). A tile that reads nothing (a phase's tile past its extents or
+  // without taps) only arrives, so each use of a stage completes one phase of its barrier.
   const auto load_stage = [&](int index, int stage) {
     const Tile t = locate(index);
-    if (kPhases && (t.rows <= 0 || t.cols <= 0 || t.taps == 0)) return;  // nothing read: zeros or no pixels
+    if (kPhases && (t.rows <= 0 || t.cols <= 0 || t.taps == 0)) {
+      cutlass::arch::ClusterBarrier::arrive(&full[stage]);
+      return;
+    }
     const int id0 = t.d * plan.src_stride[0] + plan.axis[0][t.a[0]].origin;
     const int ih0 = t.row0 * plan.src_stride[1] + plan.axis[1][t.a[1]].origin;
     const int iw0 = t.col0 * plan.src_stride[2] + plan.axis[2][t.a[2]].origin;
-    const Element* image = src_channels + int64_t(t.n) * plan.src_d * src_plane * plan.channels;
-    int hz = hz0, hy = hy0, hx = hx0;
-    int at = (id0 * plan.src_h + ih0) * plan.src_w + iw0 + at0;  // the pixel's index in the image
-    Element* to = halo_stages + size_t(stage) * plan.halo_elems + c8 * 8 + pixel0 * plan.halo_pitch;
-    for (int pixel = pixel0; pixel < halo_pixels; pixel += kPixelStep) {
-      const int id = id0 + hz, ih = ih0 + hy, iw = iw0 + hx;
-      const bool valid = unsigned(id) < unsigned(plan.src_d) && unsigned(ih) < unsigned(plan.src_h) &&
-                         unsigned(iw) < unsigned(plan.src_w);
-      cute::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL<cute::uint128_t>::copy(
-          *reinterpret_cast<const cute::uint128_t*>(valid ? image + int64_t(at) * plan.channels : src),
-          *reinterpret_cast<cute::uint128_t*>(to), valid);
-      to += kPixelStep * plan.halo_pitch;
-      hx += step_x, hy += step_y, hz += step_z, at += step_at;
-      if (hx >= plan.halo_w) hx -= plan.halo_w, ++hy, at += carry_x;
-      if (hy >= plan.halo_h) hy -= plan.halo_h, ++hz, at += carry_y;
-    }
+    cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&full[stage], plan.stage_tx_bytes);
+    sm90::tma_load_5d(&src_map, &full[stage], halo_stages + size_t(stage) * plan.halo_elems,
+                      {g0 * plan.width, iw0, ih0, id0, t.n});
   };
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < count) load_stage(first + s * plan.ctas, s);
-    cute::cp_async_fence();
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) cutlass::arch::ClusterBarrier::init(&full[s], 1u);
+    cutlass::arch::fence_barrier_init();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages - 1 && s < count; ++s) load_stage(first + s * plan.ctas, s);
   }
   if (threadIdx.x == 0) {  // each phase's tap entries, in phase order
     int entries = 0;
@@ -327,7 +353,7 @@ __global__ void __launch_bounds__(kThreads)
 
   // Each dst pixel of a tile as a halo pixel before the tap's shift (pixels past the tile read pixel 0), and
   // each tap entry's shift in the halo (elements) and weight tap (the phases partition the taps).
-  cute::cp_async_wait<kStages - 1>();
+  cute::cp_async_wait<0>();
   __syncthreads();
   const int tile_pixels = plan.tile_h * plan.tile_w;
   for (int p = int(threadIdx.x); p < plan.pixels16; p += kThreads) {
@@ -349,37 +375,41 @@ __global__ void __launch_bounds__(kThreads)
                     jx * ax.wstep;
   }
 
-  // The weights in fragment order, once, in tap entry order, a warp per (entry, block): word (entry, block,
-  // lane) holds B rows k, k + 1 of column n of the block (m16n8k8: k = 2 (lane % 4), n = lane / 4) for the
-  // entry's weight tap, zero across groups.
+  // The weights in fragment order, once, in tap entry order, a warp per (entry, block): word r of (entry,
+  // block, lane) holds B rows k, k + 1 of column n of the block (k = 2 (lane % 4) + 8 r from the start of the
+  // block's kBlockK rows, n = lane / 4) for the entry's weight tap, zero across groups.
   __syncthreads();
   {
     const int lane = int(threadIdx.x) % 32, shift = __ffs(plan.width) - 1;  // widths are powers of two
     const uint16_t* bits = reinterpret_cast<const uint16_t*>(raw_weight);
     for (int item = int(threadIdx.x) / 32; item < plan.taps * kBlocks; item += kWarps) {
-      const int tap = tap_weight[item / kBlocks], block = item % kBlocks;
-      const int k = block * 8 + 2 * (lane % 4), nn = block * 8 + lane / 4;
-      uint32_t word = 0;
-      if (k >> shift == nn >> shift) {  // inside one group (k, k + 1 share it: widths are even)
-        if (!plan.transposed) {  // B[c][k] = W[g][k][tap][c]: c = k, k + 1 adjacent
-          const int at = (nn * plan.taps + tap) * plan.width + (k & (plan.width - 1));
-          word = uint32_t(bits[at]) | uint32_t(bits[at + 1]) << 16;
-        } else {  // B[k][c] = W[g][k][tap][c]: k, k + 1 a filter apart
-          const int at = (k * plan.taps + tap) * plan.width + (nn & (plan.width - 1));
-          word = uint32_t(bits[at]) | uint32_t(bits[at + plan.taps * plan.width]) << 16;
+      const int tap = tap_weight[item / kBlocks], block = item % kBlocks, nn = block * 8 + lane / 4;
+#pragma unroll
+      for (int r = 0; r < kWords; ++r) {
+        const int k = block * 8 / kBlockK * kBlockK + 2 * (lane % 4) + 8 * r;
+        uint32_t word = 0;
+        if (k >> shift == nn >> shift) {  // inside one group (k, k + 1 share it: widths are even)
+          if (!plan.transposed) {  // B[c][k] = W[g][k][tap][c]: c = k, k + 1 adjacent
+            const int at = (nn * plan.taps + tap) * plan.width + (k & (plan.width - 1));
+            word = uint32_t(bits[at]) | uint32_t(bits[at + 1]) << 16;
+          } else {  // B[k][c] = W[g][k][tap][c]: k, k + 1 a filter apart
+            const int at = (k * plan.taps + tap) * plan.width + (nn & (plan.width - 1));
+            word = uint32_t(bits[at]) | uint32_t(bits[at + plan.taps * plan.width]) << 16;
+          }
         }
+        weight_smem[(item * 32 + lane) * kWords + r] = word;
       }
-      weight_smem[item * 32 + lane] = word;
     }
   }
 
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   Element* group_dst = dst + int64_t(g0) * plan.width;
   for (int i = 0; i < count; ++i) {
-    cute::cp_async_wait<kStages - 2>();
-    __syncthreads();  // tile i arrived everywhere, and every warp is done with the stage the next copy refills
-    if (i + kStages - 1 < count) load_stage(first + (i + kStages - 1) * plan.ctas, (i + kStages - 1) % kStages);
-    cute::cp_async_fence();
+    __syncthreads();  // every warp is done with the stage the next box refills
+    if (threadIdx.x == 0 && i + kStages - 1 < count) {
+      load_stage(first + (i + kStages - 1) * plan.ctas, (i + kStages - 1) % kStages);
+    }
+    cutlass::arch::ClusterBarrier::wait(&full[i % kStages], uint32_t(i / kStages) & 1u);
     const Tile t = locate(first + i * plan.ctas);
     if (kPhases && (t.rows <= 0 || t.cols <= 0)) continue;  // a phase's tile past its extents
     const Element* halo = halo_stages + size_t(i % kStages) * plan.halo_elems;
@@ -399,17 +429,22 @@ __global__ void __launch_bounds__(kThreads)
       const Element* a_base = halo + halo_row[chunk * 16 + (lane & 15)] * plan.halo_pitch + (lane >> 4) * 8;
       for (int e = entry_begin; e < entry_end; ++e) {
         const Element* a_pixel = a_base + tap_shift[e];
-        const uint32_t* b_tap = weight_smem + e * (kBlocks * 32) + lane;
+        const uint32_t* b_tap = weight_smem + e * (kBlocks * 32 * kWords) + lane * kWords;
 #pragma unroll
         for (int c16 = 0; c16 < kChannels / 16; ++c16) {
           uint32_t a[4];
           cute::SM75_U32x4_LDSM_N::copy(*reinterpret_cast<const cute::uint128_t*>(a_pixel + c16 * 16), a[0], a[1],
                                         a[2], a[3]);
 #pragma unroll
-          for (int h = 0; h < 2; ++h) {  // channels 0-7 of the 16 in a[0..1], 8-15 in a[2..3]
+          for (int h = 0; h < 2; ++h) {
             float* d = acc[2 * c16 + h];
-            Mma::fma(d[0], d[1], d[2], d[3], a[2 * h], a[2 * h + 1], b_tap[(2 * c16 + h) * 32], d[0], d[1], d[2],
-                     d[3]);
+            if constexpr (kBlockK == 8) {  // block h: channels 0-7 of the 16 in a[0..1], 8-15 in a[2..3]
+              Mma::fma(d[0], d[1], d[2], d[3], a[2 * h], a[2 * h + 1], b_tap[(2 * c16 + h) * 32], d[0], d[1], d[2],
+                       d[3]);
+            } else {  // the group's 16 channels into its columns 8h to 8h + 7
+              const uint2 b = *reinterpret_cast<const uint2*>(b_tap + (2 * c16 + h) * 64);
+              Mma::fma(d[0], d[1], d[2], d[3], a[0], a[1], a[2], a[3], b.x, b.y, d[0], d[1], d[2], d[3]);
+            }
           }
         }
       }
@@ -436,7 +471,6 @@ __global__ void __launch_bounds__(kThreads)
       __syncwarp();
     }
   }
-  cute::cp_async_wait<0>();
 }
 
 }  // namespace tiledispatch::kernels

@@ -106,6 +106,16 @@ inline bool encode_tma_tiled(CUtensorMap& map, DataType dtype, const void* base,
   return result == CUDA_SUCCESS;
 }
 
+// A tiled map over a packed activation tensor of 16-bit elements, `extents` (C, W, H, D, N) innermost first,
+// boxes of `box` in the same order, no swizzle (the direct kernels' stages). False when the driver refuses it.
+inline bool encode_tma_activation(CUtensorMap& map, DataType dtype, const void* base, const uint64_t (&extents)[5],
+                                  const uint32_t (&box)[5]) {
+  uint64_t pitches[4];
+  uint64_t pitch = 2;  // bytes of one element
+  for (int i = 0; i < 4; ++i) pitches[i] = pitch *= extents[i];
+  return encode_tma_tiled(map, dtype, base, 5, extents, pitches, box, 0);
+}
+
 using EncodeIm2col = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
                                   const cuuint64_t*, const int*, const int*, cuuint32_t, cuuint32_t, const cuuint32_t*,
                                   CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
