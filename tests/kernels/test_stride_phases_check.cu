@@ -2,11 +2,13 @@
 // kernel generations (bench/gpu_check/hand_bwd_data.cu: fp16, bf16, fp32, 2D and 3D, Filter1x1Pad0, merged
 // groups by diagonal blocks): strided problems with odd sizes, N = 1, channel tails, padding past the filter's
 // radius, strides 2 and 3, dilation sharing a factor with the stride, filters smaller than the stride (phases
-// without taps store zeros), C/G = 8 (phases paired) and 16 (phases diagonal), 3D; a stride of 5 keeps the
+// without taps store zeros), C/G = 8 (phases paired) and 32 (phases diagonal), 3D; a stride of 5 keeps the
 // gathers. Each run starts from a poisoned input gradient and workspace and is compared with the reference.
-// Each line says "phases" where the instance's stride_phases(p) holds, which must be exactly where the
-// stride is 2 to 4, "phases, one launch" where run() launches them all at once (phases_in_one_launch), and
-// "gathers" otherwise. Last line: "<n> checked, <p> phases, <o> in one launch, <f> failures".
+// Each line says "direct" where the direct merged-group kernel runs the problem (runs_merged_direct_activations:
+// C/G = K/G of 2 to 16 on tiles of gm x C/G, its stride phases inside one launch, no workspace), "phases" where
+// the instance's stride_phases(p) holds, which must be exactly where the stride is 2 to 4, "phases, one launch"
+// where run() launches them all at once (phases_in_one_launch), and "gathers" otherwise. Last line: "<n>
+// checked, <p> phases, <o> in one launch, <d> direct, <f> failures".
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -20,10 +22,12 @@ namespace {
 using namespace tiledispatch;
 using check::conv2d;
 
-// stride_phases(p) and phases_in_one_launch(p, args) of the instance behind a GroupedConvInstance.
+// stride_phases(p), phases_in_one_launch(p, args) and runs_merged_direct_activations(p) of the instance behind a
+// GroupedConvInstance.
 struct PhasesFns {
   bool (*phases)(const ConvProblem&);
   bool (*one_launch)(const ConvProblem&, const ConvArgs&);
+  bool (*direct)(const ConvProblem&);
 };
 template <class Instance>
 PhasesFns phases_of() {
@@ -31,7 +35,7 @@ PhasesFns phases_of() {
             kernels::StridePhases phases;
             return Instance::stride_phases(p, phases);
           },
-          &Instance::phases_in_one_launch};
+          &Instance::phases_in_one_launch, &Instance::runs_merged_direct_activations};
 }
 }  // namespace
 
@@ -46,6 +50,8 @@ int main() {
       phases_of<bwdd_fp32_compv3_16x64x32>(),     phases_of<bwdd_fp16_gm2_compv3_64x64x32>(),
       phases_of<bwdd_fp16_basicasync_1x1p0>(),    phases_of<bwdd_fp16_gm2_diag_128x32x32>(),
       phases_of<bwdd_bf16_gm4_diag_128x64x64>(),  phases_of<bwdd_fp16_gm2_diag_128x64x64>(),
+      phases_of<bwdd_bf16_gm8_direct_256x64x64>(), phases_of<bwdd_fp16_gm16_direct_256x64x64>(),
+      phases_of<bwdd_fp16_gm8_direct_3d_256x64x64>(), phases_of<bwdd_bf16_gm32_direct_256x64x64>(),
   };
   if (phases_fns.size() != list.size()) {
     std::printf("FAIL the list has %zu instances, the check knows %zu\n", list.size(), phases_fns.size());
@@ -62,12 +68,13 @@ int main() {
       conv2d(1, 2, 24, 40, 13, 9, 3, 2, 1, 1),       // channel tails (24, 40)
       conv2d(1, 2, 16, 64, 33, 31, 7, 2, 3, 1),      // stem-like 7x7 s2
       conv2d(32, 2, 256, 256, 15, 15, 3, 2, 1, 1),   // C/G = K/G = 8 s2: phases paired
-      conv2d(14, 2, 224, 224, 29, 27, 3, 2, 1, 1),   // C/G = K/G = 16 s2: phases diagonal
-      conv2d(8, 2, 128, 128, 14, 14, 3, 2, 1, 1),    // 16/16, gm 2 and gm 4
+      conv2d(14, 2, 224, 224, 29, 27, 3, 2, 1, 1),   // C/G = K/G = 16 s2: direct on gm 2
+      conv2d(8, 2, 128, 128, 14, 14, 3, 2, 1, 1),    // 16/16, direct on gm 2 and gm 4
+      conv2d(14, 2, 448, 448, 15, 13, 3, 2, 1, 1),   // C/G = K/G = 32 s2: phases diagonal
       conv2d(1, 2, 32, 32, 21, 21, 3, 5, 1, 1),      // stride 5: gathers
       check::conv3d(1, 2, 32, 32, 9, 8, 7, 3, 2, 1, 1),  // 3D 3x3x3 s2
   };
-  int checked = 0, phased = 0, one_launch = 0, failures = 0;
+  int checked = 0, phased = 0, one_launch = 0, direct = 0, failures = 0;
   uint32_t seed = 29;
   for (const ConvProblem& p : problems) {
     for (size_t i = 0; i < list.size(); ++i) {
@@ -75,23 +82,27 @@ int main() {
       const std::string name(inst.name());
       if (!inst.is_supported(p)) continue;
       const DataType dt = inst.signature().dtype;
-      const bool phases = phases_fns[i].phases(p);
+      const bool on_direct = phases_fns[i].direct(p);
+      const bool phases = !on_direct && phases_fns[i].phases(p);
       std::string failure;
       const bool expected = p.stride[1] <= 4 && p.stride[2] <= 4;
-      if (phases != expected) failure = expected ? "expected stride phases" : "unexpected stride phases";
+      if (on_direct ? !expected : phases != expected) {
+        failure = expected ? "expected stride phases" : "unexpected stride phases";
+      }
       const int e_bytes = element_bytes(dt);
       const int64_t in_n = p.input_elements(), wei_n = p.weight_elements(), out_n = p.output_elements();
       check::RunBuffers b;
       // the workspace: the phases' filters (and paired weights)
       const ConvArgs args = b.allocate(p, dt, in_n, inst.workspace_bytes(p, 1));
       if (phases && args.workspace_bytes < size_t(wei_n) * e_bytes) failure = "workspace below the filters";
+      if (on_direct && args.workspace_bytes != 0) failure = "a workspace for the direct kernel";
       if (args.workspace_bytes > 0) TD_CHECK_CUDA(cudaMemset(args.workspace, 0xFF, args.workspace_bytes));
       check::fill(dt, b.wei, wei_n, seed);
       check::fill(dt, b.out, out_n, seed + 1);
       TD_CHECK_CUDA(cudaMemset(b.in, 0xFF, size_t(in_n) * e_bytes));  // poison: NaN in every dtype
       TD_CHECK_CUDA(reference::run(ConvDirection::kBwdData, dt, p, args, b.ref));
       TD_CHECK_CUDA(cudaMemset(b.in, 0xFF, size_t(in_n) * e_bytes));
-      const bool at_once = phases_fns[i].one_launch(p, args);
+      const bool at_once = !on_direct && phases_fns[i].one_launch(p, args);
       if (at_once && !phases) failure = "one launch without stride phases";
       if (!inst.check_args(p, args)) failure = "check_args refused";
       if (inst.run(p, args) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) failure = "run failed";
@@ -106,13 +117,16 @@ int main() {
       ++checked;
       phased += phases ? 1 : 0;
       one_launch += at_once ? 1 : 0;
+      direct += on_direct ? 1 : 0;
       if (!failure.empty()) ++failures;
       std::printf("%s %s | %s | %s | rel L2 %.2e%s%s\n", failure.empty() ? "PASS" : "FAIL", name.c_str(),
-                  at_once ? "phases, one launch" : phases ? "phases" : "gathers", p.to_string().c_str(), err,
+                  on_direct ? "direct" : at_once ? "phases, one launch" : phases ? "phases" : "gathers",
+                  p.to_string().c_str(), err,
                   failure.empty() ? "" : " | ", failure.c_str());
     }
     seed += 2;
   }
-  std::printf("%d checked, %d phases, %d in one launch, %d failures\n", checked, phased, one_launch, failures);
+  std::printf("%d checked, %d phases, %d in one launch, %d direct, %d failures\n", checked, phased, one_launch, direct,
+              failures);
   return failures == 0 ? 0 : 1;
 }

@@ -1,7 +1,8 @@
 """bwd_data by stride phases on the GPU, both kernel generations: every strided problem of the battery against
 the reference on a poisoned input gradient and workspace, phases exactly where the stride is 2 to 4
 (tests/kernels/test_stride_phases_check.cu); the Hopper kernel runs every phase of a stride-2 problem in one
-launch, phases without taps included."""
+launch, phases without taps included, and the direct merged-group kernel its own phases without a
+workspace."""
 
 from __future__ import annotations
 
@@ -16,19 +17,25 @@ from tests.kernels.gpu_toolchain import run_check
 def test_stride_phases_match_the_reference(tmp_path: Path) -> None:
     lines, counts = run_check("test_stride_phases_check.cu", tmp_path)
     checked, phases, one_launch = counts["checked"], counts["phases"], counts["in one launch"]
+    direct = counts["direct"]
     assert checked >= 60
     assert phases >= 50
     assert one_launch >= 20
+    assert direct >= 4  # C/G = K/G = 8 and 16 on tiles of gm x C/G
     assert any(" gathers " in line for line in lines)  # stride 5
     at_once = [line for line in lines if "| phases, one launch |" in line]
     # stride 2 in 2D (4 phases) and 3D (8), phases without taps (1x1 stride 2), the diagonal merged groups
     assert any("3D " in line and "bwdd_fp16_3d_compv6_64x64x64" in line for line in at_once)
     assert any("filter=1x1 stride=2x2" in line for line in at_once)
-    assert any("bwdd_fp16_gm2_diag_128x32x32" in line and "G=14 " in line for line in at_once)
+    assert any("bwdd_fp16_gm2_diag_128x64x64" in line and "G=14 " in line for line in at_once)
     # nine phases of a 2D stride 3 are more than one launch carries; paired phases expand weights in turn
     assert not any("2D " in line and "stride=3x3" in line for line in at_once)
     assert not any("G=32 " in line and "_diag_" in line for line in at_once)
-    # fp32, the 1x1 specialization and a merged-group tile (diagonal at C/G = 16, paired at 8) ran phases
+    # the direct kernel's phases: C/G = 16 on the diagonal mode's tiles, C/G = 8 on its own
+    for instance, problem in (("bwdd_fp16_gm2_diag_128x32x32", "G=14 "), ("bwdd_bf16_gm8_direct", "G=32 ")):
+        on_direct = [line for line in lines if line.startswith(f"PASS {instance}") and "| direct |" in line]
+        assert any(problem in line for line in on_direct), instance
+    # fp32, the 1x1 specialization and a merged-group tile (diagonal at C/G = 32, paired at 8) ran phases
     for instance in (
         "bwdd_fp32_compv4_dsb_64x64x32",
         "bwdd_fp16_basicasync_1x1p0",
