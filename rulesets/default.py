@@ -66,8 +66,8 @@ PING_PONG_TILES = space.parse_tiles("128x128x64 64x256x64")
 PING_PONG_WAVES = (2, 2, 1)
 # num_groups_to_merge > 1 on the Hopper path (fwd and bwd_data): merged groups by diagonal blocks, one wgmma
 # per group without zero MACs, where C/G and K/G are tile_k / gm and tile_n / gm (docs/pipelines.md, "merged
-# groups"): 32/32 (ResNeXt's late stages, grouped video layers) and 16/16 (RegNet), which since session 35 runs
-# on the direct kernel wherever tile_k = tile_n = gm x 16 (below). Each (tile, gm, wave
+# groups"): 32/32 (ResNeXt's late stages, grouped video layers) and 16/16 (RegNet), which since session 35
+# runs on the direct kernel wherever tile_k = tile_n = gm x 16 (below). Each (tile, gm, wave
 # groups); the ping-pong twins hide the epilogue of these short tiles (9 k-tiles for a 3x3 filter). 256 rows
 # of gm 2 (two warpgroups of 128) halve the B stages per output row: regnet_g14_28 fwd 33.6 -> 26.8 us on the
 # H100, C/G = 16 at 56^2 67.1 -> 54.5 us (docs/performance.md, session 24).
@@ -90,9 +90,10 @@ MERGED_GROUP_DIRECTIONS = (Direction.FWD, Direction.BWD_DATA)
 # session 32). C/G = 16 runs the direct kernel on the merged tiles above whose tile_k = tile_n = gm x 16
 # (128x32x32 and 256x32x32 gm 2, 128x64x64 gm 4) and on 256x64x64 gm 4, whose whole 14x14 images are the
 # fastest tile of resnext50_32x4d_14 (H200: 15.7 against 16.8 us on 7x14; docs/performance.md, session 35).
-DIRECT_MERGED_GROUP_TILES = tuple(
-    (tile, gm) for tile in space.parse_tiles("128x64x64 256x64x64") for gm in (16, 8)
-) + ((space.parse_tiles("256x64x64")[0], 4),)
+DIRECT_MERGED_GROUP_TILES = (
+    *((tile, gm) for tile in space.parse_tiles("128x64x64 256x64x64") for gm in (16, 8)),
+    (space.parse_tiles("256x64x64")[0], 4),
+)
 # bwd_weight tiles of 16 and 32 rows of K for grouped layers with K/G = 16 or 32: the Hopper path runs them
 # transposed (wgmma M = the tile's taps x C/G columns, N = its K rows; docs/pipelines.md, "transposed
 # bwd_weight"), where a tile_m of 64 or more would leave wgmma rows empty.
