@@ -237,11 +237,12 @@ __device__ inline uint32_t pack_pair(float lo, float hi) {
   return pair;
 }
 
-// Grid: (plan.ctas, G / gm); kChannels = gm x C/G; kPhases: plan.phases > 1 (strided bwd_data). The one-phase
-// kernel drops the phases' lookups and empty-tile tests at compile time: with them it needs more than 128
-// registers at 256 threads and 64 channels, one CTA an SM instead of two, 14-18 % slower on the unit-stride
-// rows (docs/performance.md, session 33). Every dst element of the CTA's groups is written (a phase without
-// taps stores zeros).
+// Grid: (plan.ctas, G / gm); kChannels = gm x C/G; kBlockK = merged_group_direct_block_k(C/G); kPhases:
+// plan.phases > 1 (strided bwd_data). Thread 0 issues every tile's box; each warp waits for a stage on its
+// barrier, and the block synchronises before a stage is refilled. The one-phase kernel drops the phases'
+// lookups and empty-tile tests at compile time: with them it needs more than 128 registers at 256 threads and
+// 64 channels, one CTA an SM instead of two, 14-18 % slower on the unit-stride rows (docs/performance.md,
+// session 33). Every dst element of the CTA's groups is written (a phase without taps stores zeros).
 template <DataType kDataType, int kThreads, int kChannels, int kBlockK, int kStages, bool kPhases,
           class Element = typename ElementTypes<kDataType>::Global>
 __global__ void __launch_bounds__(kThreads)
