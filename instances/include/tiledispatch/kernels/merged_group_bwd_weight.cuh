@@ -101,10 +101,7 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
   plan.c = p.C, plan.k = p.K;
   plan.cg = int(cg), plan.kg = int(kg), plan.taps = int(p.filter_spatial()), plan.gm = gm;
   plan.cc = int(gm * cg), plan.kc = int(gm * kg);
-  // Row pitches of an odd number of 16-byte chunks: ldmatrix rows of 8 consecutive pixels fall in different
-  // bank groups.
-  const auto pitch = [](int channels) { return channels / 8 % 2 == 1 ? channels : channels + 8; };
-  plan.dy_pitch = pitch(plan.kc), plan.x_pitch = pitch(plan.cc);
+  plan.dy_pitch = sm90::conflict_free_row(plan.kc), plan.x_pitch = sm90::conflict_free_row(plan.cc);
 
   for (int mb = 0; mb * 16 < plan.kc; ++mb) {
     for (int nb = 0; nb * 16 < plan.cc; ++nb) {

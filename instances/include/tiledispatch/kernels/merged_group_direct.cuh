@@ -150,10 +150,7 @@ inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection di
       max_dilation_span[i] = std::max(max_dilation_span[i], std::max(axis.taps - 1, 0) * axis.dilation);
     }
   }
-  // A box row is 8 channels wider than the CTA's (the next group block's, or zeros past the tensor): an odd
-  // number of 16-byte chunks a pixel (channels is a multiple of 16), so the ldmatrix rows of 8 consecutive
-  // pixels fall in 8 bank groups.
-  plan.halo_pitch = channels + 8;
+  plan.halo_pitch = sm90::conflict_free_row(channels);  // channels + 8: channels is a multiple of 16
   if (plan.halo_pitch > MergedGroupDirectPlan::kMaxBox) return false;
   plan.weight_words = plan.taps * channels * 4 * (merged_group_direct_block_k(width) / 8);  // B fragments' words
   plan.raw_weight_elems = plan.taps * channels * plan.width;  // the CTA's groups of GKZYXC: contiguous

@@ -106,6 +106,11 @@ inline bool encode_tma_tiled(CUtensorMap& map, DataType dtype, const void* base,
   return result == CUDA_SUCCESS;
 }
 
+// The elements of a box row of `channels` 16-bit channels a pixel in the direct kernels' stages: an odd number
+// of 16-byte chunks (8 channels more where the count is even: the next group block's, or zeros past the tensor),
+// so the ldmatrix rows of 8 consecutive pixels fall in 8 bank groups.
+constexpr int conflict_free_row(int channels) { return channels / 8 % 2 == 1 ? channels : channels + 8; }
+
 // A tiled map over a packed activation tensor of 16-bit elements, `extents` (C, W, H, D, N) innermost first,
 // boxes of `box` in the same order, no swizzle (the direct kernels' stages). False when the driver refuses it.
 inline bool encode_tma_activation(CUtensorMap& map, DataType dtype, const void* base, const uint64_t (&extents)[5],
