@@ -161,24 +161,21 @@ int main() {
                                       gm * cg <= 128 && gm * kg <= 128;
                 expect(!ok || eligible, "accepted against the conditions", p, gm, warps, stages, chain);
                 if (!ok) {
-                  if (eligible) {  // refused although eligible: only where a one-row tile's stages do not fit
+                  if (eligible) {  // refused although eligible: only where the stages of a one-row tile of 16
+                                   // pixels (or of the whole row where narrower) do not fit
                     const int64_t kc = gm * kg, cc = gm * cg, wo = p.output()[2];
                     const auto pitch = [](int64_t c) { return c / 8 % 2 == 1 ? c : c + 8; };
-                    const int64_t pixel_bytes = 2 * (pitch(kc) + pitch(cc));
-                    const int64_t target =
-                        chain * pixel_bytes >= MergedGroupBwdWeightPlan::kChainStageBytes
-                            ? chain
-                            : std::max<int64_t>(chain, MergedGroupBwdWeightPlan::kStageBytes / pixel_bytes);
                     const int64_t reach = (p.filter[2] - 1) * p.dilation[2] + 1;  // a halo row within a box
-                    const int64_t tile_w = std::min({wo, target, (256 - reach) / p.stride[2] + 1});
+                    const int64_t tile_w = std::min<int64_t>(wo, 16);
                     const int64_t pixels16 = (tile_w + 15) / 16 * 16;
                     const int64_t halo = ((p.filter[0] - 1) * p.dilation[0] + 1) *
                                          ((p.filter[1] - 1) * p.dilation[1] + 1) *
-                                         ((tile_w - 1) * p.stride[2] + (p.filter[2] - 1) * p.dilation[2] + 1);
+                                         ((tile_w - 1) * p.stride[2] + reach);
                     const int64_t halo_bytes = (halo * pitch(cc) + 63) / 64 * 64 * 2;
                     const int64_t bytes =
                         stages * (2 * pixels16 * pitch(kc) + halo_bytes) + pixels16 * 4 + 8 * stages;
-                    expect(bytes > int64_t(limit), "refused although one row fits", p, gm, warps, stages, chain);
+                    expect(reach > 256 || bytes > int64_t(limit), "refused although a 16-pixel row fits", p, gm,
+                           warps, stages, chain);
                   }
                   continue;
                 }

@@ -106,13 +106,14 @@ int main() {
                                   channels % 16 == 0 && (dir == ConvDirection::kFwd || max_stride <= 4);
             expect(!ok || eligible, "accepted against the conditions", p, dir, gm, channels);
             if (!ok) {
-              // refused although eligible: only where no tile's shared memory fits (one row of the same width
-              // does not)
+              // refused although eligible: only where no tile's shared memory fits (the narrowest the plan
+              // tries, one row of 16 pixels or of the whole row where narrower, does not)
               if (eligible) {
                 MergedGroupDirectPlan row;
-                const bool fits = kernels::make_merged_group_direct_plan(p, dir, gm, channels, 8, 2,
-                                                                         std::min(dst_w, 256), limit, row);
-                expect(!fits, "refused although one row fits", p, dir, gm, channels);
+                const bool fits =
+                    kernels::make_merged_group_direct_plan(p, dir, gm, channels, 8, 2, 16, limit, row) &&
+                    row.tile_h * row.tile_w <= 16;
+                expect(!fits, "refused although a 16-pixel tile fits", p, dir, gm, channels);
               }
               continue;
             }

@@ -95,8 +95,10 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       if (Support s = check_vector("vector_size_b", Traits::kVectorSizeB, channel_run(q, kRoles.b, gm)); !s) return s;
       if (Support s = check_vector("vector_size_c", Traits::kVectorSizeC, channel_run(q, kRoles.c, gm)); !s) return s;
       if constexpr (!Traits::kSplitImage) {
-        if (!kernels::fits_int32(p.input_elements()) || !kernels::fits_int32(p.weight_elements()) ||
-            !kernels::fits_int32(p.output_elements())) {
+        // the direct bwd_weight kernel reads the activations by tensor maps and offsets the gradient in 64 bits
+        if (!runs_merged_direct(p) &&
+            (!kernels::fits_int32(p.input_elements()) || !kernels::fits_int32(p.weight_elements()) ||
+             !kernels::fits_int32(p.output_elements()))) {
           return Support::no("a tensor holds more than 2^31-1 elements and the instance is not split_image "
                              "(32-bit offsets)");
         }

@@ -152,11 +152,18 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
     plan.steps_w = (plan.wo + tile_w - 1) / tile_w;
     return plan.smem_bytes <= smem_limit && plan.halo_h <= kMaxBox;
   };
-  // whole rows where they fit, and a halo row no longer than a box
-  const int tile_w = std::min({plan.wo, tile_pixels_target, (kMaxBox - reach_w) / plan.sw + 1});
+  // whole rows where they fit, and a halo row no longer than a box; fewer rows, then narrower ones (down to 16
+  // pixels) where the stages do not fit
+  int tile_w = std::min({plan.wo, tile_pixels_target, (kMaxBox - reach_w) / plan.sw + 1});
   int tile_h = std::min(plan.ho, std::max(1, tile_pixels_target / tile_w));
   while (!shape_tile(tile_h, tile_w)) {
-    if (--tile_h == 0) return false;
+    if (tile_h > 1) {
+      --tile_h;
+    } else if (tile_w > 16) {
+      tile_w = std::max(16, tile_w / 2);
+    } else {
+      return false;
+    }
   }
   // The same number of steps with the rows and columns spread evenly: 28 rows by 7, not 9, 9, 9 and 1.
   shape_tile((plan.ho + plan.steps_h - 1) / plan.steps_h, (plan.wo + plan.steps_w - 1) / plan.steps_w);
