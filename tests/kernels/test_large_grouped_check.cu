@@ -1,7 +1,8 @@
 // Tensors of more than 2^31 elements on issue 10's kernels (issue 10, "Correctness"): the direct merged-group
 // kernels (fwd at C/G 8 and 16 and in 3D, bwd_data at stride 1 and by stride phases at stride 2, bwd_weight at
-// C/G 8 and 16), the depthwise kernels of the three directions (fp32 forward too), and stride-2 bwd_data by stride
-// phases on a split_image implicit GEMM. Each case's largest tensor holds more than 2^31 elements; the instance
+// C/G 8 and 16), merged groups by diagonal blocks (fwd) and paired groups (bwd_data) on split_image implicit
+// GEMMs, the depthwise kernels of the three directions in 2D and 3D (fp32 forward too), and stride-2 bwd_data by
+// stride phases on a split_image implicit GEMM. Each case's largest tensor holds more than 2^31 elements; the instance
 // must support the problem, write every element of its poisoned result (0xFF: NaN in every dtype) and match the
 // reference over the whole result (relative L2, reduced on the device). fwd and bwd_data take the GPU reference
 // (reference/device.cuh, 64-bit indexing) and float64 host values at result elements whose reads lie beyond
@@ -31,6 +32,8 @@ namespace tiledispatch::hand {
 // clang-format off
 //      name                            dir        nd dtype  spec      tile          waves   warp tile   vec     pipeline  scheduler   epilogue   dsb    gm 2st   expl   split  sk     wg
 TD_HAND(lg_bwdd_fp16_split_image,       kBwdData,   2, kFp16, kDefault, 128,64,32,    2,2,1,  32,32,16,   8,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 1, false, false, true,  false, 1)
+TD_HAND(lg_fwd_fp16_gm2_diag_split_image, kFwd,       2, kFp16, kDefault, 128,64,64,    2,2,1,  32,32,16,   8,8,8,  kCompV3,  kIntrawave, kDefault,  false, 2, false, false, true,  false, 1)
+TD_HAND(lg_bwdd_fp16_gm2_diag_split_image, kBwdData,  2, kFp16, kDefault, 128,32,32,    2,1,1,  32,32,16,   8,8,8,  kCompV3,  kIntrawave, kDefault,  false, 2, false, false, true,  false, 1)
 TD_HAND(lg_bwdw_fp16_gm2_16x64x64,      kBwdWeight, 2, kFp16, kDefault, 16,64,64,     1,2,1,  16,16,32,   8,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 2, false, false, false, false, 1)
 TD_HAND(lg_bwdw_fp16_gm4_64x64x64,      kBwdWeight, 2, kFp16, kDefault, 64,64,64,     1,2,1,  64,32,16,   8,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 4, false, false, false, false, 1)
 //                   name                                 class                        dir        dtype  tile    f  stride pad   nb sub   in out
@@ -38,6 +41,10 @@ TD_HAND_DW_INSTANCE(lg_dw_fp16_16x16_f3s1_nb8_sub1x4_v8,  DepthwiseInstance,    
 TD_HAND_DW_INSTANCE(lg_dw_fp32_16x16_f3s1_nb2_sub2x4_v8,  DepthwiseInstance,           kFwd,      kFp32, 16, 16, 3, 1, 1, 1, 1, 2, 2, 4, 8, 8)
 TD_HAND_DW_INSTANCE(lg_dwd_fp16_16x32_f3s2_nb4_sub2x4_v8, DepthwiseBwdDataInstance,    kBwdData,  kFp16, 16, 32, 3, 2, 2, 1, 1, 4, 2, 4, 8, 8)
 TD_HAND_DW_INSTANCE(lg_dww_fp16_16x16_f3s1_nb4_sub1x4_v8, DepthwiseBwdWeightInstance,  kBwdWeight, kFp16, 16, 16, 3, 1, 1, 1, 1, 4, 1, 4, 8, 8)
+//                      name                                  class                       dir         nd dtype  tile   f  stride pad   nb sub   in out
+TD_HAND_DW_INSTANCE_ND(lg_dw3_fp16_8x16_f3s1_nb4_sub1x4_v8,  DepthwiseInstance,          kFwd,       3, kFp16, 8, 16, 3, 1, 1, 1, 1, 4, 1, 4, 8, 8)
+TD_HAND_DW_INSTANCE_ND(lg_dwd3_fp16_8x16_f3s1_nb4_sub2x4_v8, DepthwiseBwdDataInstance,   kBwdData,   3, kFp16, 8, 16, 3, 1, 1, 1, 1, 4, 2, 4, 8, 8)
+TD_HAND_DW_INSTANCE_ND(lg_dww3_fp16_16x16_f3s1_nb4_sub2x4_v4, DepthwiseBwdWeightInstance, kBwdWeight, 3, kFp16, 16, 16, 3, 1, 1, 1, 1, 4, 2, 4, 4, 4)
 // clang-format on
 }  // namespace tiledispatch::hand
 
@@ -424,6 +431,13 @@ std::vector<Case> large_cases() {
   cases.push_back(make_case<lg_dw_fp32_16x16_f3s1_nb2_sub2x4_v8>("depthwise fwd fp32", dw));
   cases.push_back(make_case<lg_dwd_fp16_16x32_f3s2_nb4_sub2x4_v8>("depthwise bwd_data stride 2, odd", dw_s2));
   cases.push_back(make_case<lg_dww_fp16_16x16_f3s1_nb4_sub1x4_v8>("depthwise bwd_weight", dw));
+  cases.push_back(make_case<lg_fwd_fp16_gm2_diag_split_image>("diagonal fwd C/G 32, split_image",
+                                                              conv2d(8, 1, 256, 256, 2900, 2900, 3, 1, 1, 1)));
+  cases.push_back(make_case<lg_bwdd_fp16_gm2_diag_split_image>("paired bwd_data C/G 8, split_image", cg8));
+  const ConvProblem dw3 = check::conv3d(256, 1, 256, 256, 20, 650, 650, 3, 1, 1, 1);
+  cases.push_back(make_case<lg_dw3_fp16_8x16_f3s1_nb4_sub1x4_v8>("depthwise 3D fwd", dw3));
+  cases.push_back(make_case<lg_dwd3_fp16_8x16_f3s1_nb4_sub2x4_v8>("depthwise 3D bwd_data", dw3));
+  cases.push_back(make_case<lg_dww3_fp16_16x16_f3s1_nb4_sub2x4_v4>("depthwise 3D bwd_weight", dw3));
   cases.push_back(make_case<lg_bwdd_fp16_split_image>("dense bwd_data stride 2 by phases, split_image",
                                                       conv2d(1, 2, 16, 8, 8193, 8193, 3, 2, 1, 1)));
   return cases;

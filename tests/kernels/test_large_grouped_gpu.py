@@ -1,6 +1,7 @@
 """Tensors of more than 2^31 elements on issue 10's kernels: the direct merged-group kernels of the three
-directions, the depthwise kernels and stride-2 bwd_data by stride phases each support such a problem and match
-the reference over the whole result (tests/kernels/test_large_grouped_check.cu)."""
+directions, diagonal and paired merged groups, the depthwise kernels (2D and 3D) and stride-2 bwd_data by
+stride phases each support such a problem and match the reference over the whole result
+(tests/kernels/test_large_grouped_check.cu)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,11 @@ CASES = (
     "depthwise fwd fp32",
     "depthwise bwd_data stride 2, odd",
     "depthwise bwd_weight",
+    "diagonal fwd C/G 32, split_image",
+    "paired bwd_data C/G 8, split_image",
+    "depthwise 3D fwd",
+    "depthwise 3D bwd_data",
+    "depthwise 3D bwd_weight",
     "dense bwd_data stride 2 by phases, split_image",
 )
 

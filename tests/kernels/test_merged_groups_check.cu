@@ -116,6 +116,11 @@ int main() {
       conv3d(8, 1, 128, 128, 4, 6, 5),            // 3D 16/16: gathers on the 3D gm 8 (gm x C/G above 64)
       conv2d(32, 2, 64, 64, 9, 11, 1, 1, 1),      // 2/2 G = 32: direct on gm 32
       conv2d(64, 1, 128, 128, 10, 12, 1, 2, 2),   // 2/2 G = 64 dilation 2: direct on gm 32
+      // rows of 700: no one-row tile of 254 pixels fits the direct kernel's stages on gm 8 (3 x 256 halo
+      // pixels of 72 channels, 110 KB a stage) or gm 32 (bwd_data): the plan narrows it
+      conv2d(32, 1, 256, 256, 3, 700, 1, 1, 1),   // 8/8
+      conv2d(32, 1, 256, 256, 4, 701, 2, 1, 1),   // 8/8 stride 2 (bwd_data: phases of 351 columns)
+      conv2d(64, 1, 128, 128, 3, 700, 1, 1, 1),   // 2/2 G = 64
   };
   int checked = 0, diagonal = 0, paired = 0, direct = 0, failures = 0;
   uint32_t seed = 11;

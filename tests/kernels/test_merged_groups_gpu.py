@@ -35,6 +35,16 @@ def test_merged_groups_diagonal_and_paired(tmp_path: Path) -> None:
         "PASS bwdd_bf16_gm32_direct",
     ):
         assert any(line.startswith(prefix) and "| direct |" in line for line in lines), prefix
+    # rows of 700 pixels: the plan narrows the one-row tile rather than leave them to the implicit GEMM
+    for prefix, problem in (
+        ("PASS fwd_fp16_gm8_direct_256", "G=32 N=1 K=256 C=256 in=3x700 "),
+        ("PASS fwd_fp16_gm8_direct_256", "G=32 N=1 K=256 C=256 in=4x701 "),
+        ("PASS bwdd_bf16_gm8_direct", "G=32 N=1 K=256 C=256 in=3x700 "),
+        ("PASS bwdd_bf16_gm8_direct", "G=32 N=1 K=256 C=256 in=4x701 "),
+        ("PASS bwdd_bf16_gm32_direct", "G=64 N=1 K=128 C=128 in=3x700 "),
+    ):
+        wide = [line for line in lines if line.startswith(prefix) and problem in line]
+        assert len(wide) == 1 and "| direct |" in wide[0], (prefix, problem)
     # 16/16 on the diagonal mode's tiles (tile_k = tile_n = gm x 16): the direct kernel, strided bwd_data too
     for prefix, problem in (
         ("PASS fwd_fp16_gm2_diag_128x32x32", "G=14 "),
