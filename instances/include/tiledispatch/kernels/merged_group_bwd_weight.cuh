@@ -157,13 +157,7 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
   int tile_w = std::min({plan.wo, tile_pixels_target, (kMaxBox - reach_w) / plan.sw + 1});
   int tile_h = std::min(plan.ho, std::max(1, tile_pixels_target / tile_w));
   while (!shape_tile(tile_h, tile_w)) {
-    if (tile_h > 1) {
-      --tile_h;
-    } else if (tile_w > 16) {
-      tile_w = std::max(16, tile_w / 2);
-    } else {
-      return false;
-    }
+    if (!sm90::shrink_direct_tile(tile_h, tile_w)) return false;
   }
   // The same number of steps with the rows and columns spread evenly: 28 rows by 7, not 9, 9, 9 and 1.
   shape_tile((plan.ho + plan.steps_h - 1) / plan.steps_h, (plan.wo + plan.steps_w - 1) / plan.steps_w);

@@ -186,15 +186,8 @@ inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection di
   if (max_dilation_span[0] + 1 > kMaxBox || max_tile_w < 1) return false;
   int tile_w = std::min({extent[2], std::max(tile_pixels, 16), max_tile_w});
   int tile_h = std::min(extent[1], std::max(1, tile_pixels / tile_w));
-  // fewer rows, then narrower ones (a row of 254 pixels' 3-row halo of 64 channels is 110 KB a stage), down to 16
   while (!shape_tile(tile_h, tile_w)) {
-    if (tile_h > 1) {
-      --tile_h;
-    } else if (tile_w > 16) {
-      tile_w = std::max(16, tile_w / 2);
-    } else {
-      return false;
-    }
+    if (!sm90::shrink_direct_tile(tile_h, tile_w)) return false;
   }
   shape_tile((extent[1] + plan.tiles_h - 1) / plan.tiles_h, (extent[2] + plan.tiles_w - 1) / plan.tiles_w);
   const int64_t tiles = int64_t(plan.phases) * plan.n * plan.depth * plan.tiles_h * plan.tiles_w;

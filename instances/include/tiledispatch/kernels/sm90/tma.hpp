@@ -111,6 +111,20 @@ inline bool encode_tma_tiled(CUtensorMap& map, DataType dtype, const void* base,
 // so the ldmatrix rows of 8 consecutive pixels fall in 8 bank groups.
 constexpr int conflict_free_row(int channels) { return channels / 8 % 2 == 1 ? channels : channels + 8; }
 
+// The direct kernels' next smaller pixel tile where a tile's stages do not fit the shared memory: a row fewer,
+// then (one row left) half the width, down to 16 pixels (a 254-pixel row's 3-row halo of 72 channels is 110 KB
+// a stage); false where none is left.
+constexpr bool shrink_direct_tile(int& tile_h, int& tile_w) {
+  if (tile_h > 1) {
+    --tile_h;
+  } else if (tile_w > 16) {
+    tile_w = tile_w / 2 > 16 ? tile_w / 2 : 16;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // A tiled map over a packed activation tensor of 16-bit elements, `extents` (C, W, H, D, N) innermost first,
 // boxes of `box` in the same order, no swizzle (the direct kernels' stages). False when the driver refuses it.
 inline bool encode_tma_activation(CUtensorMap& map, DataType dtype, const void* base, const uint64_t (&extents)[5],
