@@ -96,9 +96,10 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       if (Support s = check_vector("vector_size_c", Traits::kVectorSizeC, channel_run(q, kRoles.c, gm)); !s) return s;
       if constexpr (!Traits::kSplitImage) {
         // the direct bwd_weight kernel reads the activations by tensor maps and offsets the gradient in 64 bits
-        if (!runs_merged_direct(p) &&
-            (!kernels::fits_int32(p.input_elements()) || !kernels::fits_int32(p.weight_elements()) ||
-             !kernels::fits_int32(p.output_elements()))) {
+        // (its plan is asked only where a tensor is that large)
+        if ((!kernels::fits_int32(p.input_elements()) || !kernels::fits_int32(p.weight_elements()) ||
+             !kernels::fits_int32(p.output_elements())) &&
+            !runs_merged_direct(p)) {
           return Support::no("a tensor holds more than 2^31-1 elements and the instance is not split_image "
                              "(32-bit offsets)");
         }
