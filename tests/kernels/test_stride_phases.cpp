@@ -2,9 +2,11 @@
 // (2D and 3D, strides 2 to 4, dilations 1 to 3, paddings 0 to 3, odd sizes, merged groups) the phases' filters
 // are gathered with phase_filter_index, the pixels of phases without taps set to zero, and every phase with taps
 // computed as the implicit GEMM of BwdDataView over its unit-stride problem (a_locate, b_locate, and c_prepare /
-// c_locate with the phase's output map). The result must equal a direct strided bwd_data exactly (integer
-// data), every input-gradient element must be written once, and every slot of the phases' filters filled once.
-// Host only; prints "checked N mismatches M" and the first mismatches.
+// c_locate with the phase's output map). Where phase 0 alone has taps (zeros_beside_phase_0), its filter must
+// be the weights as they are, and its rows store the other phases' zeros (zero_siblings, c_siblings). The
+// result must equal a direct strided bwd_data exactly (integer data), every input-gradient element must be
+// written once, and every slot of the phases' filters filled once. Host only; prints "checked N mismatches M"
+// and the first mismatches.
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -21,7 +23,7 @@ namespace k = tiledispatch::kernels;
 using tiledispatch::test::cube_problem;
 
 constexpr int64_t kPoison = -999999;
-long long g_checked = 0, g_mismatches = 0, g_phased = 0;
+long long g_checked = 0, g_mismatches = 0, g_phased = 0, g_beside = 0;
 
 void mismatch(const ConvProblem& p, const char* what, int64_t index, int64_t got, int64_t want) {
   if (++g_mismatches <= 10) {
@@ -100,7 +102,13 @@ void check(const ConvProblem& p) {
   }
 
   std::vector<int64_t> got(want.size(), kPoison);
-  for (int64_t pixel = 0; pixel < p.N * p.input_spatial(); ++pixel) {
+  const bool beside = k::zeros_beside_phase_0(p, phases);
+  g_beside += beside ? 1 : 0;
+  for (int64_t i = 0; beside && i < p.weight_elements(); ++i) {  // the kernel then reads the weights as phase 0's
+    ++g_checked;
+    if (filters[size_t(phases.filter_offset[0] + i)] != w[size_t(i)]) mismatch(p, "phase 0's filter", i, 0, 0);
+  }
+  for (int64_t pixel = 0; pixel < p.N * p.input_spatial() && !beside; ++pixel) {
     const int64_t x = pixel % p.input[2], h = pixel / p.input[2] % p.input[1];
     const int64_t d = pixel / (p.input[2] * p.input[1]) % p.input[0];
     const int phase = int((d % p.stride[0] * p.stride[1] + h % p.stride[1]) * p.stride[2] + x % p.stride[2]);
@@ -115,7 +123,9 @@ void check(const ConvProblem& p) {
       continue;
     }
     auto shape = k::make_conv_shape<int64_t>(q, ConvDirection::kBwdData, GM);
-    k::apply_phase_output(k::phase_output(p, phases, phase), shape);
+    k::PhaseOutput output = k::phase_output(p, phases, phase);
+    output.zero_siblings = beside;
+    k::apply_phase_output(output, shape);
     const int64_t* phase_filter = filters.data() + phases.filter_offset[phase];
     for (int64_t g0 = 0; g0 < p.G; g0 += GM) {
       const k::BwdDataView<int64_t, NDim, Geometry, GM> view{shape, g0};
@@ -134,6 +144,15 @@ void check(const ConvProblem& p) {
           ++g_checked;
           if (got[size_t(offset)] != kPoison) mismatch(p, "written twice", offset, got[size_t(offset)], sum);
           got[size_t(offset)] = sum;
+          view.c_siblings(c, [&](int64_t delta) {
+            const int64_t at = offset + delta;
+            ++g_checked;
+            if (at < 0 || at >= int64_t(got.size()) || got[size_t(at)] != kPoison) {
+              mismatch(p, "zero beside phase 0", at, at < 0 || at >= int64_t(got.size()) ? -1 : got[size_t(at)], 0);
+              return;
+            }
+            got[size_t(at)] = 0;
+          });
         }
       }
     }
@@ -161,6 +180,15 @@ int main() {
   // filters smaller than the stride: phases without taps store zeros; the 1x1 geometry
   check<2, G::kFilter1x1, 1>(cube_problem(2, 1, 2, 8, 4, 9, 1, 2, 0, 1));
   check<2, G::kFilter1x1, 1>(cube_problem(2, 2, 1, 4, 8, 12, 1, 3, 0, 1));
+  // 1x1 without padding, C a multiple of 8: phase 0 alone has taps and stores the others' zeros (C = 12 not)
+  for (const int ndim : {2, 3})
+    for (const int64_t stride : {2, 3, 4})
+      for (const int64_t size : {5, 10})
+        for (const int64_t c : {16, 12}) {
+          const ConvProblem p = cube_problem(ndim, 2, 2, c, 6, size, 1, stride, 0, 1);
+          if (ndim == 2) check<2, G::kFilter1x1, 1>(p);
+          if (ndim == 3) check<3, G::kGeneral, 1>(p);
+        }
   // merged groups (block-diagonal B), grouped 3x3 stride 2
   check<2, G::kGeneral, 2>(cube_problem(2, 4, 2, 8, 8, 9, 3, 2, 1, 1));
   check<2, G::kGeneral, 4>(cube_problem(2, 8, 1, 16, 8, 8, 3, 2, 1, 1));
@@ -181,7 +209,7 @@ int main() {
         if (!p.validate().empty()) continue;
         check<3, G::kGeneral, 1>(p);
       }
-  std::printf("phased %lld problems\n", g_phased);
+  std::printf("phased %lld problems, %lld with zeros beside phase 0\n", g_phased, g_beside);
   std::printf("checked %lld mismatches %lld\n", g_checked, g_mismatches);
   return g_mismatches == 0 ? 0 : 1;
 }

@@ -8,7 +8,8 @@
 // C/G = K/G of 2 to 16 on tiles of gm x C/G, its stride phases inside one launch, no workspace), "phases" where
 // the instance's stride_phases(p) holds, which must be exactly where the stride is 2 to 4, "phases, one launch"
 // where run() launches them all at once (phases_in_one_launch), and "gathers" otherwise. Last line: "<n>
-// checked, <p> phases, <o> in one launch, <d> direct, <f> failures".
+// checked, <p> phases, <o> in one launch, <d> direct, <b> beside, <f> failures" (beside: launches of phase 0
+// alone whose epilogue stores the tap-less phases' zeros beside its pixels).
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -18,16 +19,23 @@
 #include "../../bench/gpu_check/hand_bwd_data.cu"
 #include "tiledispatch/reference/device.cuh"
 
+namespace tiledispatch::hand {
+// 3D with the staged epilogue (vector 8; the hand list's 3D instance stores pairs): phase 0's zeros beside it
+TD_HAND(bwdd_fp16_3d_staged_128x64x64, kBwdData, 3, kFp16, kDefault, 128,64,64, 2,2,1, 32,32,16, 8,8,8, kCompV3,
+        kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
+}  // namespace tiledispatch::hand
+
 namespace {
 using namespace tiledispatch;
 using check::conv2d;
 
-// stride_phases(p), phases_in_one_launch(p, args) and runs_merged_direct_activations(p) of the instance behind a
-// GroupedConvInstance.
+// stride_phases(p), phases_in_one_launch(p, args), runs_merged_direct_activations(p) and zeros_beside(p) of the
+// instance behind a GroupedConvInstance.
 struct PhasesFns {
   bool (*phases)(const ConvProblem&);
   bool (*one_launch)(const ConvProblem&, const ConvArgs&);
   bool (*direct)(const ConvProblem&);
+  bool (*beside)(const ConvProblem&);
 };
 template <class Instance>
 PhasesFns phases_of() {
@@ -35,7 +43,11 @@ PhasesFns phases_of() {
             kernels::StridePhases phases;
             return Instance::stride_phases(p, phases);
           },
-          &Instance::phases_in_one_launch, &Instance::runs_merged_direct_activations};
+          &Instance::phases_in_one_launch, &Instance::runs_merged_direct_activations,
+          [](const ConvProblem& p) {
+            kernels::StridePhases phases;
+            return Instance::stride_phases(p, phases) && Instance::zeros_beside(p, phases);
+          }};
 }
 }  // namespace
 
@@ -43,6 +55,7 @@ int main() {
   using namespace tiledispatch::hand;
   InstanceList list;
   add_hand_bwd_data(list);
+  list.push_back(std::make_unique<bwdd_fp16_3d_staged_128x64x64>());
   const std::vector<PhasesFns> phases_fns = {
       phases_of<bwdd_fp16_compv3_128x128x32>(),   phases_of<bwdd_bf16_mem_inter_default_epi>(),
       phases_of<bwdd_fp16_compv1_vec1_64x32x32>(), phases_of<bwdd_fp32_compv4_dsb_64x64x32>(),
@@ -52,6 +65,7 @@ int main() {
       phases_of<bwdd_bf16_gm4_diag_128x64x64>(),  phases_of<bwdd_fp16_gm2_diag_128x64x64>(),
       phases_of<bwdd_bf16_gm8_direct_256x64x64>(), phases_of<bwdd_fp16_gm16_direct_256x64x64>(),
       phases_of<bwdd_fp16_gm8_direct_3d_256x64x64>(), phases_of<bwdd_bf16_gm32_direct_256x64x64>(),
+      phases_of<bwdd_fp16_3d_staged_128x64x64>(),
   };
   if (phases_fns.size() != list.size()) {
     std::printf("FAIL the list has %zu instances, the check knows %zu\n", list.size(), phases_fns.size());
@@ -73,8 +87,10 @@ int main() {
       conv2d(14, 2, 448, 448, 15, 13, 3, 2, 1, 1),   // C/G = K/G = 32 s2: phases diagonal
       conv2d(1, 2, 32, 32, 21, 21, 3, 5, 1, 1),      // stride 5: gathers
       check::conv3d(1, 2, 32, 32, 9, 8, 7, 3, 2, 1, 1),  // 3D 3x3x3 s2
+      conv2d(1, 3, 256, 512, 57, 55, 1, 2, 0, 1),    // 1x1 s2, odd: phase 0's last row / column has no siblings
+      check::conv3d(1, 2, 64, 32, 7, 9, 10, 1, 2, 0, 1),  // 3D 1x1x1 s2: seven phases' zeros beside phase 0
   };
-  int checked = 0, phased = 0, one_launch = 0, direct = 0, failures = 0;
+  int checked = 0, phased = 0, one_launch = 0, direct = 0, beside = 0, failures = 0;
   uint32_t seed = 29;
   for (const ConvProblem& p : problems) {
     for (size_t i = 0; i < list.size(); ++i) {
@@ -104,6 +120,7 @@ int main() {
       TD_CHECK_CUDA(cudaMemset(b.in, 0xFF, size_t(in_n) * e_bytes));
       const bool at_once = !on_direct && phases_fns[i].one_launch(p, args);
       if (at_once && !phases) failure = "one launch without stride phases";
+      const bool zeros_beside = at_once && phases_fns[i].beside(p);
       if (!inst.check_args(p, args)) failure = "check_args refused";
       if (inst.run(p, args) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) failure = "run failed";
       check::widen(dt, b.in, b.got, in_n);
@@ -118,15 +135,16 @@ int main() {
       phased += phases ? 1 : 0;
       one_launch += at_once ? 1 : 0;
       direct += on_direct ? 1 : 0;
+      beside += zeros_beside ? 1 : 0;
       if (!failure.empty()) ++failures;
-      std::printf("%s %s | %s | %s | rel L2 %.2e%s%s\n", failure.empty() ? "PASS" : "FAIL", name.c_str(),
+      std::printf("%s %s | %s | %s | rel L2 %.2e%s%s%s\n", failure.empty() ? "PASS" : "FAIL", name.c_str(),
                   on_direct ? "direct" : at_once ? "phases, one launch" : phases ? "phases" : "gathers",
-                  p.to_string().c_str(), err,
+                  p.to_string().c_str(), err, zeros_beside ? " | zeros beside phase 0" : "",
                   failure.empty() ? "" : " | ", failure.c_str());
     }
     seed += 2;
   }
-  std::printf("%d checked, %d phases, %d in one launch, %d direct, %d failures\n", checked, phased, one_launch, direct,
-              failures);
+  std::printf("%d checked, %d phases, %d in one launch, %d direct, %d beside, %d failures\n", checked, phased,
+              one_launch, direct, beside, failures);
   return failures == 0 ? 0 : 1;
 }

@@ -1,8 +1,8 @@
 """bwd_data by stride phases on the GPU, both kernel generations: every strided problem of the battery against
 the reference on a poisoned input gradient and workspace, phases exactly where the stride is 2 to 4
 (tests/kernels/test_stride_phases_check.cu); the Hopper kernel runs every phase of a stride-2 problem in one
-launch, phases without taps included, and the direct merged-group kernel its own phases without a
-workspace."""
+launch, phases without taps included (their zeros stored by phase 0's epilogue where phase 0 alone has
+taps), and the direct merged-group kernel its own phases without a workspace."""
 
 from __future__ import annotations
 
@@ -27,6 +27,14 @@ def test_stride_phases_match_the_reference(tmp_path: Path) -> None:
     # stride 2 in 2D (4 phases) and 3D (8), phases without taps (1x1 stride 2), the diagonal merged groups
     assert any("3D " in line and "bwdd_fp16_3d_compv6_64x64x64" in line for line in at_once)
     assert any("filter=1x1 stride=2x2" in line for line in at_once)
+    # where phase 0 alone has taps (1x1 without padding; 3x3 at dilation 2), phase 0's launch alone, whose
+    # staged epilogue stores the others' zeros, in 2D and 3D; not where the epilogue stores pairs (vector 2)
+    beside = [line for line in at_once if line.endswith("| zeros beside phase 0")]
+    assert counts["beside"] == len(beside) >= 5
+    assert any("3D " in line and "filter=1x1x1 stride=2x2x2" in line for line in beside)
+    assert any("filter=3x3 stride=2x2 dilation=2x2" in line for line in beside)
+    assert any("in=57x55 filter=1x1" in line for line in beside)
+    assert not any("bwdd_fp16_3d_compv6_64x64x64" in line for line in beside)
     assert any("bwdd_fp16_gm2_diag_128x64x64" in line and "G=14 " in line for line in at_once)
     # nine phases of a 2D stride 3 are more than one launch carries; paired phases expand weights in turn
     assert not any("2D " in line and "stride=3x3" in line for line in at_once)

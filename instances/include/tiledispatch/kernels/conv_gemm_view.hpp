@@ -44,8 +44,11 @@ struct ConvShape {
   Index gemm_m, gemm_n, gemm_k;
   Index k_tiles_per_split;  // GEMM-K tiles each split (blockIdx.z % k_batch) reduces
   // bwd_data by stride phases (stride_phases.hpp): GEMM row m, pixel q of the phase (Di x Hi x Wi above), is
-  // pixel xs*q + xa of the whole input gradient (Dx x Hx x Wx). xsd = 0 outside a phase.
+  // pixel xs*q + xa of the whole input gradient (Dx x Hx x Wx). xsd = 0 outside a phase. zero_siblings: the
+  // phase is phase 0, the only one with taps, and its epilogue also stores the zeros of the other phases'
+  // pixels xs*q + a (a != 0) beside each of its own (BwdDataView::c_siblings).
   Index Dx, Hx, Wx, xsd, xsh, xsw, xad, xah, xaw;
+  bool zero_siblings;
 };
 
 template <class Index>
@@ -475,17 +478,38 @@ struct BwdDataView {
     whd[2] = uint16_t((s.Z - 1) * s.dd - t.dz);
   }
 
-  // C (M, N): input-gradient pixels, N contiguous; a stride phase's rows are every s-th pixel.
-  struct CInfo { Index base; Index gl; bool valid; };
+  // C (M, N): input-gradient pixels, N contiguous; a stride phase's rows are every s-th pixel. `siblings`
+  // (ConvShape::zero_siblings): how many residues along D, H and W have a pixel beside this row's.
+  struct CInfo { Index base; Index gl; bool valid; uint8_t siblings[3]; };
   TD_HOST_DEVICE CInfo c_prepare(Index m) const {
-    if (s.xsd == 0) return {m * s.C + g0 * TapsT::channels_per_group(s), 0, m < s.gemm_m};
+    if (s.xsd == 0) return {m * s.C + g0 * TapsT::channels_per_group(s), 0, m < s.gemm_m, {}};
     Index t = m;
     const Index wq = t % s.Wi; t /= s.Wi;
     const Index hq = t % s.Hi; t /= s.Hi;
     const Index dq = t % s.Di;
     const Index n = t / s.Di;
     const Index pixel = ((n * s.Dx + s.xsd * dq + s.xad) * s.Hx + s.xsh * hq + s.xah) * s.Wx + s.xsw * wq + s.xaw;
-    return {pixel * s.C + g0 * TapsT::channels_per_group(s), 0, m < s.gemm_m};
+    CInfo info{pixel * s.C + g0 * TapsT::channels_per_group(s), 0, m < s.gemm_m, {}};
+    if (s.zero_siblings) {
+      const auto residues = [](Index stride, Index left) { return uint8_t(left < stride ? left : stride); };
+      info.siblings[0] = residues(s.xsd, s.Dx - s.xsd * dq);
+      info.siblings[1] = residues(s.xsh, s.Hx - s.xsh * hq);
+      info.siblings[2] = residues(s.xsw, s.Wx - s.xsw * wq);
+    }
+    return info;
+  }
+  // `zero(delta)` for each tap-less phase's pixel beside the row's (zero_siblings): its offset from the row's
+  // elements. None outside zero_siblings (siblings all 0).
+  template <class Zero>
+  TD_HOST_DEVICE void c_siblings(const CInfo& i, Zero&& zero) const {
+    if (!i.valid) return;
+    for (int ad = 0; ad < i.siblings[0]; ++ad) {
+      for (int ah = 0; ah < i.siblings[1]; ++ah) {
+        for (int aw = 0; aw < i.siblings[2]; ++aw) {
+          if (ad + ah + aw > 0) zero(((Index(ad) * s.Hx + ah) * s.Wx + aw) * s.C);
+        }
+      }
+    }
   }
   // The input gradient's column of GEMM column 0 (at unit stride, xsd == 0, dX as a (GEMM rows, C) matrix).
   TD_HOST_DEVICE Index c_column_base() const { return g0 * TapsT::channels_per_group(s); }

@@ -282,6 +282,11 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       return true;
     }
   }
+  // Whether the launch of every phase is phase 0's alone, whose staged epilogue also stores the tap-less
+  // phases' zeros beside its pixels (zeros_beside_phase_0; ConvShape::zero_siblings).
+  static bool zeros_beside(const ConvProblem& p, const kernels::StridePhases& phases) {
+    return Sm90::kStagedEpilogue && kernels::zeros_beside_phase_0(p, phases);
+  }
   static bool runs_phase(const kernels::StridePhases& phases, int phase) {
     return phases.taps(phase) > 0 && phases.pixels_per_image(phase) > 0;
   }
@@ -526,20 +531,26 @@ class ImplicitGemmInstance : public GroupedConvInstance {
 
   // The phases' filters gathered into the workspace, then every phase in one launch of the Hopper kernel where
   // it can carry them (batch_phases), launched as a programmatic dependent of the gather: the launch and the
-  // CTAs' setup overlap the gather, and the producer waits for the filters before its first load. Else zeros
-  // where a phase has no taps and one unit-stride GEMM per phase with taps (the workspace after the filters
-  // serves each phase's paired weights in turn).
+  // CTAs' setup overlap the gather, and the producer waits for the filters before its first load. Where phase 0
+  // holds every tap (zeros_beside_phase_0) its filter is the weights as they are, and that launch runs alone.
+  // Else zeros where a phase has no taps and one unit-stride GEMM per phase with taps (the workspace after the
+  // filters serves each phase's paired weights in turn).
   cudaError_t run_phases(const ConvProblem& p, const ConvArgs& args, const kernels::StridePhases& phases) const {
     using Element = typename Config::ElementGlobal;
     auto* filters = static_cast<Element*>(args.workspace);
-    TD_RETURN_IF_CUDA_ERROR(kernels::gather_phase_filters<Element>(p, phases, args.weight, filters, args.stream));
     if constexpr (Sm90::kBuildable && Sm90::kMaxGemms > 1) {
       Sm90Launch sm90{};
       if (batch_phases(p, args, phases, sm90)) {
-        sm90.operands_from_predecessor = true;
-        return launch_sm90_params(sm90, args.stream, true);
+        const bool gathers = !zeros_beside(p, phases);
+        if (gathers) {
+          TD_RETURN_IF_CUDA_ERROR(
+              kernels::gather_phase_filters<Element>(p, phases, args.weight, filters, args.stream));
+        }
+        sm90.operands_from_predecessor = gathers;
+        return launch_sm90_params(sm90, args.stream, gathers);
       }
     }
+    TD_RETURN_IF_CUDA_ERROR(kernels::gather_phase_filters<Element>(p, phases, args.weight, filters, args.stream));
     if (phases.zero_phases) {
       TD_RETURN_IF_CUDA_ERROR(kernels::zero_phase_pixels<Element>(p, phases, args.input, args.stream));
     }
@@ -739,14 +750,18 @@ class ImplicitGemmInstance : public GroupedConvInstance {
 
   // The stride phases of `p` as the GEMMs of one launch (the filters already in the workspace): the phases
   // with most taps first, so that the persistent CTAs end on short units, and phases without taps last, GEMMs
-  // of no k-tiles whose epilogue stores the zeros. False where one launch cannot carry them: more phases than
-  // Sm90::kMaxGemms, a phase on paired groups (its weights would expand into workspace another phase uses) or
-  // on the first generation, or phases whose operands take different paths (TMA or gathers, diagonal or not).
+  // of no k-tiles whose epilogue stores the zeros; where phase 0 alone has taps (zeros_beside), phase 0's GEMM
+  // alone, whose epilogue stores the others' zeros beside each of its pixels (the units of no k-tiles took as
+  // long as the GEMM itself on a 1x1 stride-2 layer: docs/performance.md, session 37). False where one launch
+  // cannot carry them: more phases than Sm90::kMaxGemms, a phase on paired groups (its weights would expand
+  // into workspace another phase uses) or on the first generation, or phases whose operands take different
+  // paths (TMA or gathers, diagonal or not).
   static bool batch_phases(const ConvProblem& p, const ConvArgs& args, const kernels::StridePhases& phases,
                            Sm90Launch& sm90) {
     int order[kernels::StridePhases::kMaxPhases];
     int count = 0;
-    for (int phase = 0; phase < phases.count; ++phase) {
+    const bool beside = zeros_beside(p, phases);
+    for (int phase = 0; phase < (beside ? 1 : phases.count); ++phase) {
       if (phases.pixels_per_image(phase) > 0) order[count++] = phase;
     }
     if (count > Sm90::kMaxGemms) return false;
@@ -758,8 +773,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       const ConvProblem q = kernels::phase_problem(p, phases, phase);
       if (!zeros && (pairing(q) > 1 || runs_first_generation(q))) return false;
       ConvArgs sub = args;
-      sub.weight = filters + phases.filter_offset[phase];
-      const kernels::PhaseOutput output = kernels::phase_output(p, phases, phase);
+      if (!beside) sub.weight = filters + phases.filter_offset[phase];  // beside: phase 0's filter is the weights
+      kernels::PhaseOutput output = kernels::phase_output(p, phases, phase);
+      output.zero_siblings = beside;
       auto params = gemm_params(q, sub, &output);
       if (zeros) params.shape.gemm_k = params.shape.k_tiles_per_split = 0;
       auto& gemm = sm90.gemms[i];

@@ -148,6 +148,7 @@ struct PhaseOutput {
   int64_t extent[3];  // the whole input gradient's Di, Hi, Wi
   int stride[3], residue[3];
   bool overlaps_previous;  // the phase's kernel may start while the previous phase's runs (disjoint pixels)
+  bool zero_siblings;      // phase 0's epilogue also stores the tap-less phases' zeros (zeros_beside_phase_0)
 };
 inline PhaseOutput phase_output(const ConvProblem& p, const StridePhases& phases, int phase) {
   PhaseOutput out{};
@@ -160,6 +161,21 @@ void apply_phase_output(const PhaseOutput& out, ConvShape<Index>& s) {
   s.Dx = Index(out.extent[0]), s.Hx = Index(out.extent[1]), s.Wx = Index(out.extent[2]);
   s.xsd = Index(out.stride[0]), s.xsh = Index(out.stride[1]), s.xsw = Index(out.stride[2]);
   s.xad = Index(out.residue[0]), s.xah = Index(out.residue[1]), s.xaw = Index(out.residue[2]);
+  s.zero_siblings = out.zero_siblings;
+}
+
+// Whether phase 0 is the only phase with taps (a 1x1 filter without padding, the strided projection of a
+// residual block; or a dilation and padding that are multiples of the stride) and C a multiple of 8 (a pixel's
+// neighbours as aligned as it for 16-byte stores).
+// Phase 0 then holds every tap in order (each axis' run is the whole filter), so its filter is the weights as
+// they are, and every other pixel s*q + a (a != 0) of the input gradient is a zero beside phase 0's pixel s*q,
+// whose extents are the largest: its epilogue can store them (ConvShape::zero_siblings).
+inline bool zeros_beside_phase_0(const ConvProblem& p, const StridePhases& phases) {
+  if (p.C % 8 != 0 || phases.taps(0) == 0) return false;
+  for (int phase = 1; phase < phases.count; ++phase) {
+    if (phases.taps(phase) > 0) return false;
+  }
+  return true;
 }
 
 }  // namespace tiledispatch::kernels

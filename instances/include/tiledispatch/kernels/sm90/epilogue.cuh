@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "tiledispatch/kernels/implicit_gemm_kernel.cuh"
 #include "tiledispatch/kernels/sm90/tma.hpp"
@@ -84,6 +85,33 @@ __device__ __forceinline__ void write_block(const View& view, const typename Vie
   for (int c = 0; c < 8; ++c) {
     Index offset = 0;
     if (view.c_locate(info, n + c, offset)) out[offset] = OutputPair<Out>::unpack(pairs[c / 2], c % 2);
+  }
+}
+
+// Views whose rows can carry the zeros of tap-less stride phases (BwdDataView::c_siblings).
+template <class View, class = void>
+struct HasSiblings : std::false_type {};
+template <class View>
+struct HasSiblings<View, std::void_t<decltype(std::declval<const typename View::CInfo&>().siblings)>>
+    : std::true_type {};
+
+// Zeros at the tap-less phases' pixels beside 8 consecutive GEMM columns from `n` of the row `info` describes
+// (ConvShape::zero_siblings): one 16-byte store each where the columns are contiguous and aligned (so is every
+// neighbour: zero_siblings needs C a multiple of 8), else one by one.
+template <class View, class Index, class Out>
+__device__ __forceinline__ void zero_siblings_of_block(const View& view, const typename View::CInfo& info, Index n,
+                                                       Out* out) {
+  Index first = 0, last = 0;
+  if (view.c_locate(info, n, first) && view.c_locate(info, n + 7, last) && last == first + 7 && first % 8 == 0) {
+    view.c_siblings(info, [&](Index delta) {
+      *reinterpret_cast<uint4*>(out + first + delta) = make_uint4(0u, 0u, 0u, 0u);
+    });
+    return;
+  }
+#pragma unroll 1
+  for (int c = 0; c < 8; ++c) {
+    Index offset = 0;
+    if (view.c_locate(info, n + c, offset)) view.c_siblings(info, [&](Index delta) { out[offset + delta] = Out(0); });
   }
 }
 
@@ -203,6 +231,18 @@ struct StagedEpilogue {
         const uint4 v = *reinterpret_cast<const uint4*>(staging + chunk_offset(row, chunk));
         const uint32_t pairs[4] = {v.x, v.y, v.z, v.w};
         write_block(view, rows[row], n0 + Index(col0 + slice * kColumns + chunk * 8), pairs, gC);
+      }
+    }
+    // A stride phase's rows that also carry the tap-less phases' zeros: the same 16-byte chunks of every staged
+    // row, in a rolled loop of its own after the values, so that every other launch runs the code it had.
+    if constexpr (HasSiblings<View>::value) {
+      if (!by_tma && view.s.zero_siblings) {
+#pragma unroll 1
+        for (int i = 0; i < kSlices * kRows * kChunks / 128; ++i) {
+          const int index = thread + 128 * i, row = index / kChunks % kRows, chunk = index % kChunks;
+          const int slice = index / (kChunks * kRows);
+          zero_siblings_of_block(view, rows[row], n0 + Index(col0 + slice * kColumns + chunk * 8), gC);
+        }
       }
     }
   }
