@@ -123,9 +123,8 @@ void check(const ConvProblem& p) {
       continue;
     }
     auto shape = k::make_conv_shape<int64_t>(q, ConvDirection::kBwdData, GM);
-    k::PhaseOutput output = k::phase_output(p, phases, phase);
-    output.zero_siblings = beside;
-    k::apply_phase_output(output, shape);
+    k::apply_phase_output(k::phase_output(p, phases, phase), shape);
+    shape.zero_siblings = beside;
     const int64_t* phase_filter = filters.data() + phases.filter_offset[phase];
     for (int64_t g0 = 0; g0 < p.G; g0 += GM) {
       const k::BwdDataView<int64_t, NDim, Geometry, GM> view{shape, g0};

@@ -541,7 +541,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     if constexpr (Sm90::kBuildable && Sm90::kMaxGemms > 1) {
       Sm90Launch sm90{};
       if (batch_phases(p, args, phases, sm90)) {
-        const bool gathers = !zeros_beside(p, phases);
+        const bool gathers = !sm90.gemms[0].gemm.shape.zero_siblings;  // batch_phases chose zeros_beside
         if (gathers) {
           TD_RETURN_IF_CUDA_ERROR(
               kernels::gather_phase_filters<Element>(p, phases, args.weight, filters, args.stream));
@@ -774,9 +774,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       if (!zeros && (pairing(q) > 1 || runs_first_generation(q))) return false;
       ConvArgs sub = args;
       if (!beside) sub.weight = filters + phases.filter_offset[phase];  // beside: phase 0's filter is the weights
-      kernels::PhaseOutput output = kernels::phase_output(p, phases, phase);
-      output.zero_siblings = beside;
+      const kernels::PhaseOutput output = kernels::phase_output(p, phases, phase);
       auto params = gemm_params(q, sub, &output);
+      params.shape.zero_siblings = beside;
       if (zeros) params.shape.gemm_k = params.shape.k_tiles_per_split = 0;
       auto& gemm = sm90.gemms[i];
       gemm = sm90_gemm(q, params, 1, !zeros);  // a GEMM of no k-tiles loads nothing

@@ -148,7 +148,6 @@ struct PhaseOutput {
   int64_t extent[3];  // the whole input gradient's Di, Hi, Wi
   int stride[3], residue[3];
   bool overlaps_previous;  // the phase's kernel may start while the previous phase's runs (disjoint pixels)
-  bool zero_siblings;      // phase 0's epilogue also stores the tap-less phases' zeros (zeros_beside_phase_0)
 };
 inline PhaseOutput phase_output(const ConvProblem& p, const StridePhases& phases, int phase) {
   PhaseOutput out{};
@@ -161,7 +160,6 @@ void apply_phase_output(const PhaseOutput& out, ConvShape<Index>& s) {
   s.Dx = Index(out.extent[0]), s.Hx = Index(out.extent[1]), s.Wx = Index(out.extent[2]);
   s.xsd = Index(out.stride[0]), s.xsh = Index(out.stride[1]), s.xsw = Index(out.stride[2]);
   s.xad = Index(out.residue[0]), s.xah = Index(out.residue[1]), s.xaw = Index(out.residue[2]);
-  s.zero_siblings = out.zero_siblings;
 }
 
 // Whether phase 0 is the only phase with taps (a 1x1 filter without padding, the strided projection of a
