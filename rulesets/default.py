@@ -6,8 +6,9 @@ for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), the fir
 backward on compv3 and mem, and two-stage on and off where the direction has it (bwd_weight;
 ``generators.validity.two_stage_runs_direction``). fp16 and bf16 add ping-pong (num_wave_groups 2) twins of
 the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopper path
-(``MERGED_GROUP_TILES``) and four more on compv3 only for C/G = 4 and 8, which run the direct merged-group
-kernel (``DIRECT_MERGED_GROUP_TILES``), bwd_data a 16-wide tile for few input channels
+(``MERGED_GROUP_TILES``) and five more on compv3 only for C/G = 4, 8 and 16, which run the direct merged-group
+kernel (``DIRECT_MERGED_GROUP_TILES``; fp32 fwd and bwd_data take those and two gm-2 tiles for C/G = 16 on
+TF32 MMAs, ``FP32_DIRECT_MERGED_GROUP_TILES``), bwd_data a 16-wide tile for few input channels
 (``NARROW_BWD_DATA_TILES``), fwd a 256-row tile for width-unfolded layers (``UNFOLDED_FWD_TILES``), bwd_weight
 five 16- and 32-row tiles it runs transposed (``TRANSPOSED_BWD_WEIGHT_TILES``), seven for small C/G, six of
 them merged groups that run the direct merged-group kernel where gm x K/G = tile_m
@@ -93,6 +94,14 @@ MERGED_GROUP_DIRECTIONS = (Direction.FWD, Direction.BWD_DATA)
 DIRECT_MERGED_GROUP_TILES = (
     *((tile, gm) for tile in space.parse_tiles("128x64x64 256x64x64") for gm in (16, 8)),
     (space.parse_tiles("256x64x64")[0], 4),
+)
+# fp32 runs the direct kernel on TF32 m16n8k8 MMAs (two a block for C/G = 16), off the Hopper path, so it has
+# no merged tiles of the diagonal mode: the same tiles and, for C/G = 16 where 4 does not divide G (RegNet's
+# G = 14), 128x32x32 and 256x32x32 with gm 2. On the H200 they took fp32 C/G <= 8 from 0.11 to 1.28 of cuDNN
+# (fwd) and 0.09 to 1.87 (bwd_data) (docs/performance.md, session 38).
+FP32_DIRECT_MERGED_GROUP_TILES = (
+    *DIRECT_MERGED_GROUP_TILES,
+    *((tile, 2) for tile in space.parse_tiles("128x32x32 256x32x32")),
 )
 # bwd_weight tiles of 16 and 32 rows of K for grouped layers with K/G = 16 or 32: the Hopper path runs them
 # transposed (wgmma M = the tile's taps x C/G columns, N = its K rows; docs/pipelines.md, "transposed
@@ -275,7 +284,10 @@ def default_configs(
     ping_pong = PING_PONG_TILES if dtype in hopper.DTYPES else ()
     merges_groups = dtype in hopper.DTYPES and direction in MERGED_GROUP_DIRECTIONS
     merged = MERGED_GROUP_TILES if merges_groups else ()
-    direct = DIRECT_MERGED_GROUP_TILES if merges_groups else ()
+    if direction not in MERGED_GROUP_DIRECTIONS:
+        direct: tuple[tuple[space.Tile, int], ...] = ()
+    else:
+        direct = DIRECT_MERGED_GROUP_TILES if dtype in hopper.DTYPES else FP32_DIRECT_MERGED_GROUP_TILES
     hopper_bwd_weight = dtype in hopper.DTYPES and direction == Direction.BWD_WEIGHT
     transposed = TRANSPOSED_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
     merged_bwd_weight = SMALL_CG_BWD_WEIGHT_TILES + MERGED_TMA_BWD_WEIGHT_TILES if hopper_bwd_weight else ()

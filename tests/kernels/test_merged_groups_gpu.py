@@ -1,7 +1,7 @@
 """Merged groups by diagonal blocks on the Hopper path (fwd and bwd_data, no zero MACs), groups paired at the
 MMA's granularity (C/G = K/G = 8 or 4) and merged groups by the direct kernel (C/G = K/G = 2, 4, 8, 16 where
-tile_k = tile_n = gm x C/G) on the GPU: correct on poisoned outputs against the reference, and each mode
-chosen exactly where it applies (tests/kernels/test_merged_groups_check.cu)."""
+tile_k = tile_n = gm x C/G; fp32 on TF32 MMAs) on the GPU: correct on poisoned outputs against the
+reference, and each mode chosen exactly where it applies (tests/kernels/test_merged_groups_check.cu)."""
 
 from __future__ import annotations
 
@@ -33,8 +33,17 @@ def test_merged_groups_diagonal_and_paired(tmp_path: Path) -> None:
         "PASS bwdd_fp16_gm16_direct",
         "PASS bwdd_fp16_gm8_direct_3d",
         "PASS bwdd_bf16_gm32_direct",
+        "PASS fwd_fp32_gm8_direct",
+        "PASS fwd_fp32_gm4_direct",
+        "PASS fwd_fp32_gm32_direct",
+        "PASS bwdd_fp32_gm16_direct",
+        "PASS bwdd_fp32_gm4_direct",
+        "PASS bwdd_fp32_gm8_direct_3d",
     ):
         assert any(line.startswith(prefix) and "| direct |" in line for line in lines), prefix
+    # fp32 (TF32) groups of 16 by two m16n8k8 a block, strided bwd_data by its phases
+    strided = [line for line in lines if line.startswith("PASS bwdd_fp32_gm4") and "stride=2x2" in line]
+    assert any("| direct |" in line for line in strided)
     # rows of 700 pixels: the plan narrows the one-row tile rather than leave them to the implicit GEMM
     for prefix, problem in (
         ("PASS fwd_fp16_gm8_direct_256", "G=32 N=1 K=256 C=256 in=3x700 "),

@@ -115,9 +115,14 @@ def test_merged_group_pairing_by_hand():
     skew = ConvProblem(N=4, C=128, K=256, G=8, Hi=14, Wi=14, Y=3, X=3, pad_h=1, pad_w=1)  # C/G 16, K/G 32
     assert pairing(skew, "bwd_data", 32, 64, 2) == 1
     assert pairing(skew, "fwd", 32, 64, 2) == 0
-    # No merged groups, or no Hopper path (fp32): 0.
+    # No merged groups: 0. fp32 (no Hopper path): 1 only where the direct kernel takes the groups (C/G = K/G
+    # of 2, 4, 8 or 16 filling the tile), never paired.
     assert pairing(cg32, "fwd", 64, 64, 1) == 0
     assert pairing(cg32, "fwd", 64, 64, 2, dtype="fp32") == 0
+    assert pairing(cg8, "fwd", 32, 32, 4, dtype="fp32") == 1
+    assert pairing(cg8, "bwd_data", 32, 32, 4, dtype="fp32") == 1
+    assert pairing(cg8, "fwd", 32, 32, 2, dtype="fp32") == 0
+    assert pairing(skew, "bwd_data", 32, 64, 2, dtype="fp32") == 0
     # bwd_weight: 1 where gm x K/G fills tile_m (16 rows: two groups of K/G 8, not four; four of K/G 4).
     assert pairing(cg8, "bwd_weight", 64, 64, 2, tile_m=16) == 1
     assert pairing(cg8, "bwd_weight", 64, 64, 4, tile_m=16) == 0

@@ -215,15 +215,15 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   }
   // Merged-group fwd and bwd_data (the directions that write activations) by the direct kernel
   // (merged_group_direct.cuh; strided bwd_data by its stride phases, strides up to StridePhases::kMaxStride): a
-  // 16-bit configuration whose tile_k and tile_n are both num_groups_to_merge x C/G
+  // configuration whose tile_k and tile_n are both num_groups_to_merge x C/G
   // (= K/G, one of 2, 4, 8, 16), where the plan fits the shared memory. A CTA reads its tiles' input windows
   // once and multiplies only the diagonal blocks; tile_m is its tile's pixel target, the waves its warps, the
   // pipeline's stages (2 or 3) its halo stages. Other problems of the configuration run its implicit GEMM
-  // (paired or diagonal merged groups), as does C/G = 16 fwd at a stride above 1
-  // (kernels::merged_group_direct_preferred).
+  // (paired or diagonal merged groups), as does 16-bit C/G = 16 fwd at a stride above 1
+  // (kernels::merged_group_direct_preferred). fp32 multiplies as TF32, as its implicit GEMM does.
   static constexpr bool kMergedDirectActivations =
       Traits::kDirection != ConvDirection::kBwdWeight && Traits::kNumGroupsToMerge > 1 && !Traits::kStreamK &&
-      Traits::kDataType != DataType::kFp32 && Traits::kTileK == Traits::kTileN &&
+      Traits::kTileK == Traits::kTileN &&
       kernels::merged_group_direct_width(Traits::kTileN / Traits::kNumGroupsToMerge) && Traits::kTileN % 16 == 0;
   static constexpr int kDirectActivationStages = std::min(std::max(Config::kStages, 2), 3);
   static bool merged_direct_activations_plan(const ConvProblem& p, kernels::MergedGroupDirectPlan& plan) {
@@ -234,10 +234,13 @@ class ImplicitGemmInstance : public GroupedConvInstance {
         return false;
       }
       const bool strided = p.stride[0] > 1 || p.stride[1] > 1 || p.stride[2] > 1;
-      if (!kernels::merged_group_direct_preferred(p.C / p.G, Traits::kDirection, strided)) return false;
+      if (!kernels::merged_group_direct_preferred(p.C / p.G, Traits::kDirection, strided, Traits::kDataType)) {
+        return false;
+      }
       return kernels::make_merged_group_direct_plan(p, Traits::kDirection, Traits::kNumGroupsToMerge, Traits::kTileN,
-                                                    Config::kThreads / 32, kDirectActivationStages, Traits::kTileM,
-                                                    Config::kSmemLimitBytes, plan);
+                                                    Config::kElemBytes, Config::kThreads / 32,
+                                                    kDirectActivationStages, Traits::kTileM, Config::kSmemLimitBytes,
+                                                    plan);
     }
   }
   static bool runs_merged_direct_activations(const ConvProblem& p) {

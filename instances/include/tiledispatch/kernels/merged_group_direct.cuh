@@ -7,9 +7,9 @@
 //   gmem weights --(cp.async 16 B)--> smem, once --> smem B: taps x blocks of 8 columns, fragment order
 //   gmem source --(one TMA box a tile, zeros outside = padding)--> smem halo stages (a ring): the tile's window
 //   per warp and 16-pixel chunk: per tap, A = 16 pixels of the shifted window (ldmatrix, one row address per
-//   pixel: any stride, dilation, 3D), mma.sync m16n8k8 of each diagonal block (m16n8k16 of each group of 16)
-//   into fp32 accumulators; the result staged in shared memory and stored as 16-byte vectors of whole pixel
-//   rows
+//   pixel: any stride, dilation, 3D), mma.sync m16n8k8 of each diagonal block (m16n8k16 of each group of 16;
+//   fp32: TF32 m16n8k8, two for a group of 16) into fp32 accumulators; the result staged in shared memory and
+//   stored as 16-byte vectors of whole pixel rows
 //
 // Both directions are the same multiply: fwd reads the input and writes the output, B[c][k] = W[g][k][tap][c];
 // bwd_data reads the output gradient with the taps reversed, B[k][c] = W[g][k][tap][c], and at stride s > 1
@@ -56,6 +56,7 @@ struct MergedGroupDirectPlan {
   int src_stride[3], dst_stride[3];  // fwd: the convolution's stride and 1; bwd_data: 1 and the stride
   int y, x;                          // the filter's extents in H and W (a weight tap is (tz * y + ty) * x + tx)
   int taps, width, gm;               // width = C/G = K/G
+  int element_bytes;                 // 2 (fp16, bf16) or 4 (fp32, multiplied as TF32)
   int64_t channels;
   bool transposed;  // bwd_data: B[k][c] = W[g][k][tap][c]; fwd: B[c][k]
   int phases;       // indexed (a_d * s_h + a_h) * s_w + a_w; each axis' phase a is axis[i][a]
@@ -87,25 +88,32 @@ constexpr bool merged_group_direct_width(int64_t width) {
   return width == 2 || width == 4 || width == 8 || width == 16;
 }
 
-// The MMA's K for groups of `width` channels: m16n8k16 multiplies a group of 16 whole, m16n8k8 a block of 8.
+// The MMA's K for groups of `width` channels: m16n8k16 multiplies a group of 16 whole, m16n8k8 a block of 8
+// (fp32: a group of 16 is two TF32 m16n8k8).
 constexpr int merged_group_direct_block_k(int64_t width) { return width == 16 ? 16 : 8; }
 
-// Where a configuration that can run a problem on this kernel does: everywhere but C/G = 16 fwd at a stride
-// above 1, whose window of twice the tile's width the implicit GEMM's diagonal mode reads faster by im2col
-// boxes (H200, resnext50_32x4d_s2_28: 54.3 against 43.3 TFLOP/s; docs/performance.md, session 35).
-constexpr bool merged_group_direct_preferred(int64_t width, ConvDirection direction, bool strided) {
-  return !(width == 16 && direction == ConvDirection::kFwd && strided);
+// The B fragment words a lane holds per (tap entry, block of 8 output columns): kBlockK x 8 elements over 32
+// lanes.
+constexpr int merged_group_direct_b_words(int block_k, int element_bytes) { return block_k * element_bytes / 16; }
+
+// Where a configuration that can run a problem on this kernel does: everywhere but 16-bit C/G = 16 fwd at a
+// stride above 1, whose window of twice the tile's width the implicit GEMM's diagonal mode reads faster by
+// im2col boxes (H200, resnext50_32x4d_s2_28: 54.3 against 43.3 TFLOP/s; docs/performance.md, session 35). fp32
+// has no such mode (the Hopper path multiplies 16-bit types only).
+constexpr bool merged_group_direct_preferred(int64_t width, ConvDirection direction, bool strided, DataType dtype) {
+  return dtype == DataType::kFp32 || !(width == 16 && direction == ConvDirection::kFwd && strided);
 }
 
 // The plan of `p` in `direction` (fwd; bwd_data at strides up to StridePhases::kMaxStride) for a CTA of
-// `channels` = gm x C/G channels, `warps` warps, `stages` halo stages and tiles of about `tile_pixels` dst
-// pixels. False where the kernel cannot run it: C/G != K/G, C/G not 2, 4, 8 or 16, src or dst of 2^31 pixels
-// or more, a filter reach or CTA channels beyond a box's 256, or shared memory beyond `smem_limit`. The grid
-// (`ctas` a group block) is set by merged_group_direct_grid.
+// `channels` = gm x C/G channels of `element_bytes` bytes, `warps` warps, `stages` halo stages and tiles of
+// about `tile_pixels` dst pixels. False where the kernel cannot run it: C/G != K/G, C/G not 2, 4, 8 or 16, src
+// or dst of 2^31 pixels or more, a filter reach or CTA channels beyond a box's 256, or shared memory beyond
+// `smem_limit`. The grid (`ctas` a group block) is set by merged_group_direct_grid.
 inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection direction, int gm, int channels,
-                                          int warps, int stages, int tile_pixels, size_t smem_limit,
-                                          MergedGroupDirectPlan& plan) {
+                                          int element_bytes, int warps, int stages, int tile_pixels,
+                                          size_t smem_limit, MergedGroupDirectPlan& plan) {
   plan = MergedGroupDirectPlan{};
+  plan.element_bytes = element_bytes;
   if (direction == ConvDirection::kBwdWeight || p.G % gm != 0 || p.G / gm > 65535 || p.C != p.K) return false;
   const int64_t width = p.C / p.G;
   if (!merged_group_direct_width(width) || width * gm != channels || channels % 16 != 0) return false;
@@ -150,9 +158,11 @@ inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection di
       max_dilation_span[i] = std::max(max_dilation_span[i], std::max(axis.taps - 1, 0) * axis.dilation);
     }
   }
-  plan.halo_pitch = sm90::conflict_free_row(channels);  // channels + 8: channels is a multiple of 16
+  // channels + a 16-byte chunk: channels is a multiple of 16
+  plan.halo_pitch = sm90::conflict_free_row(channels, element_bytes);
   if (plan.halo_pitch > MergedGroupDirectPlan::kMaxBox) return false;
-  plan.weight_words = plan.taps * channels * 4 * (merged_group_direct_block_k(width) / 8);  // B fragments' words
+  plan.weight_words =  // B fragments' words: 32 lanes a (tap, block of 8 columns)
+      plan.taps * channels * 4 * merged_group_direct_b_words(merged_group_direct_block_k(width), element_bytes);
   plan.raw_weight_elems = plan.taps * channels * plan.width;  // the CTA's groups of GKZYXC: contiguous
 
   // The phases' largest extents; whole rows where they fit the pixel target, the rows and columns then spread
@@ -169,12 +179,13 @@ inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection di
     plan.halo_w = (tile_w - 1) * plan.src_stride[2] + max_dilation_span[2] + 1;
     plan.pixels16 = (tile_h * tile_w + 15) / 16 * 16;
     plan.halo_elems = (plan.halo_d * plan.halo_h * plan.halo_w * plan.halo_pitch + 63) / 64 * 64;
-    plan.stage_tx_bytes = uint32_t(plan.halo_d * plan.halo_h * plan.halo_w * plan.halo_pitch * 2);
-    plan.barrier_offset = (size_t(plan.weight_words) * 4 + size_t(stages) * size_t(plan.halo_elems) * 2 +
-                           size_t(2 * plan.pixels16 + plan.phases + 1 + 2 * plan.taps) * 4 + 7) / 8 * 8;
+    plan.stage_tx_bytes = uint32_t(plan.halo_d * plan.halo_h * plan.halo_w * plan.halo_pitch * element_bytes);
+    plan.barrier_offset =
+        (size_t(plan.weight_words) * 4 + size_t(stages) * size_t(plan.halo_elems) * element_bytes +
+         size_t(2 * plan.pixels16 + plan.phases + 1 + 2 * plan.taps) * 4 + 7) / 8 * 8;
     plan.staging_offset = (plan.barrier_offset + size_t(stages) * 8 + 15) / 16 * 16;
-    plan.smem_bytes = plan.staging_offset + std::max(size_t(plan.raw_weight_elems) * 2,
-                                                     size_t(warps) * 16 * (channels + 8) * 2);
+    plan.smem_bytes = plan.staging_offset + std::max(size_t(plan.raw_weight_elems) * element_bytes,
+                                                     size_t(warps) * 16 * (channels + 8) * element_bytes);
     plan.tiles_h = (extent[1] + tile_h - 1) / tile_h;
     plan.tiles_w = (extent[2] + tile_w - 1) / tile_w;
     return plan.smem_bytes <= smem_limit && plan.halo_h <= MergedGroupDirectPlan::kMaxBox;
@@ -203,7 +214,7 @@ inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection di
   return true;
 }
 
-// The tensor map of the tensor `plan` reads (16-bit elements at `src`: C, W, H, D, N), boxes of a stage's
+// The tensor map of the tensor `plan` reads (`dtype` elements at `src`: C, W, H, D, N), boxes of a stage's
 // halo. False where the driver refuses it.
 inline bool encode_merged_group_direct_map(const MergedGroupDirectPlan& plan, DataType dtype, const void* src,
                                            CUtensorMap& map) {
@@ -234,6 +245,22 @@ __device__ inline uint32_t pack_pair(float lo, float hi) {
   return pair;
 }
 
+// fp32 bits rounded to TF32 (nearest, ties away: the first generation's rounding, implicit_gemm_kernel.cuh).
+__device__ inline uint32_t tf32_bits(float value) {
+  uint32_t rounded;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(rounded) : "f"(value));
+  return rounded;
+}
+
+// An A fragment of 16 pixels by ldmatrix x4 at each lane's row address; TF32 operands rounded.
+__device__ inline void load_a(const void* row, uint32_t (&a)[4], bool tf32) {
+  cute::SM75_U32x4_LDSM_N::copy(*reinterpret_cast<const cute::uint128_t*>(row), a[0], a[1], a[2], a[3]);
+  if (tf32) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) a[i] = tf32_bits(__uint_as_float(a[i]));
+  }
+}
+
 // Grid: (plan.ctas, G / gm); kChannels = gm x C/G; kBlockK = merged_group_direct_block_k(C/G); kPhases:
 // plan.phases > 1 (strided bwd_data). Thread 0 issues every tile's box; each warp waits for a stage on its
 // barrier, and the block synchronises before a stage is refilled. The one-phase kernel drops the phases'
@@ -245,14 +272,18 @@ template <DataType kDataType, int kThreads, int kChannels, int kBlockK, int kSta
 __global__ void __launch_bounds__(kThreads)
     merged_group_direct_kernel(const MergedGroupDirectPlan plan, const __grid_constant__ CUtensorMap src_map,
                                const Element* __restrict__ weight, Element* __restrict__ dst) {
-  using Mma = typename MmaOp<kDataType, kBlockK>::type;  // m16n8k8 (a block of 8) or m16n8k16 (a group of 16)
+  constexpr bool kTf32 = kDataType == DataType::kFp32;
+  // m16n8k8 (a block of 8) or m16n8k16 (a group of 16); TF32: m16n8k8, two for a group of 16
+  using Mma = typename MmaOp<kDataType, kTf32 ? 8 : kBlockK>::type;
   static_assert(kChannels % 16 == 0, "whole ldmatrix rows of 16 channels");
   static_assert(kBlockK == 8 || kBlockK == 16, "diagonal blocks of 8 or 16 channels");
-  constexpr int kWords = kBlockK / 8;  // B words a lane holds per (tap entry, block of 8 columns)
+  constexpr int kWords = merged_group_direct_b_words(kBlockK, int(sizeof(Element)));
   static_assert(kStages >= 2, "a ring of at least two halo stages");
   constexpr int kWarps = kThreads / 32;
-  constexpr int kBlocks = kChannels / 8;   // blocks of 8 columns (the MMA's n)
-  constexpr int kVectors = kChannels / 8;  // 16-byte vectors of a pixel
+  constexpr int kBlocks = kChannels / 8;                        // blocks of 8 columns (the MMA's n)
+  constexpr int kVectorElems = 16 / int(sizeof(Element));       // elements of a 16-byte vector
+  constexpr int kVectors = kChannels / kVectorElems;            // 16-byte vectors of a pixel
+  constexpr int kSpan = 2 * kVectorElems;                       // channels of an ldmatrix x4 (32 bytes a pixel)
   // Box destinations are 128-byte aligned (a name of its own: other kernels' dynamic shared memory declares 16).
   extern __shared__ __align__(128) unsigned char halo_bytes[];
   uint32_t* weight_smem = reinterpret_cast<uint32_t*>(halo_bytes);
@@ -264,9 +295,11 @@ __global__ void __launch_bounds__(kThreads)
   int* phase_first = tile_pos + plan.pixels16;  // each phase's first tap entry, then the entries' count
   int* tap_shift = phase_first + plan.phases + 1;
   int* tap_weight = tap_shift + plan.taps;
-  constexpr int kStagePitch = kChannels + 8;  // a staged pixel's elements: the 4-byte writes miss each other's banks
-  uint32_t* staging = reinterpret_cast<uint32_t*>(halo_bytes + plan.staging_offset) +
-                      (int(threadIdx.x) / 32) * (16 * kStagePitch / 2);
+  // a staged pixel's elements: 16-bit pairs (fp32: pairs of sums as 8 bytes) miss each other's banks
+  constexpr int kStagePitch = kChannels + 8;
+  constexpr int kStageWords = kStagePitch * int(sizeof(Element)) / 4;
+  uint32_t* staging =
+      reinterpret_cast<uint32_t*>(halo_bytes + plan.staging_offset) + (int(threadIdx.x) / 32) * (16 * kStageWords);
 
   const int g0 = int(blockIdx.y) * plan.gm;
   const int first = int(blockIdx.x);
@@ -275,10 +308,10 @@ __global__ void __launch_bounds__(kThreads)
   // The CTA's weights as they are (contiguous in GKZYXC).
   {
     const Element* from = weight + int64_t(g0) * plan.width * plan.taps * plan.width;
-    for (int v = int(threadIdx.x); v < plan.raw_weight_elems / 8; v += kThreads) {
+    for (int v = int(threadIdx.x); v < plan.raw_weight_elems / kVectorElems; v += kThreads) {
       cute::SM80_CP_ASYNC_CACHEGLOBAL<cute::uint128_t>::copy(
-          *reinterpret_cast<const cute::uint128_t*>(from + v * 8),
-          *reinterpret_cast<cute::uint128_t*>(raw_weight + v * 8));
+          *reinterpret_cast<const cute::uint128_t*>(from + v * kVectorElems),
+          *reinterpret_cast<cute::uint128_t*>(raw_weight + v * kVectorElems));
     }
     cute::cp_async_fence();
   }
@@ -374,25 +407,31 @@ __global__ void __launch_bounds__(kThreads)
   }
 
   // The weights in fragment order, once, in tap entry order, a warp per (entry, block): word r of (entry,
-  // block, lane) holds B rows k, k + 1 of column n of the block (k = 2 (lane % 4) + 8 r from the start of the
-  // block's kBlockK rows, n = lane / 4) for the entry's weight tap, zero across groups.
+  // block, lane) holds, for the entry's weight tap and column n = lane / 4 of the block, B rows k, k + 1 (k =
+  // 2 (lane % 4) + 8 r from the start of the block's kBlockK rows) or in fp32 row k = lane % 4 + 4 (r % 2) +
+  // 8 (r / 2), rounded to TF32; zero across groups.
   __syncthreads();
   {
     const int lane = int(threadIdx.x) % 32, shift = __ffs(plan.width) - 1;  // widths are powers of two
-    const uint16_t* bits = reinterpret_cast<const uint16_t*>(raw_weight);
+    // B[c][k] = W[g][k][tap][c] (fwd) or B[k][c] = W[g][k][tap][c] (bwd_data): the element of row k, column nn
+    const auto weight_at = [&](int tap, int k, int nn) {
+      return plan.transposed ? (k * plan.taps + tap) * plan.width + (nn & (plan.width - 1))
+                             : (nn * plan.taps + tap) * plan.width + (k & (plan.width - 1));
+    };
     for (int item = int(threadIdx.x) / 32; item < plan.taps * kBlocks; item += kWarps) {
       const int tap = tap_weight[item / kBlocks], block = item % kBlocks, nn = block * 8 + lane / 4;
+      const int k0 = block * 8 / kBlockK * kBlockK;
 #pragma unroll
       for (int r = 0; r < kWords; ++r) {
-        const int k = block * 8 / kBlockK * kBlockK + 2 * (lane % 4) + 8 * r;
         uint32_t word = 0;
-        if (k >> shift == nn >> shift) {  // inside one group (k, k + 1 share it: widths are even)
-          if (!plan.transposed) {  // B[c][k] = W[g][k][tap][c]: c = k, k + 1 adjacent
-            const int at = (nn * plan.taps + tap) * plan.width + (k & (plan.width - 1));
-            word = uint32_t(bits[at]) | uint32_t(bits[at + 1]) << 16;
-          } else {  // B[k][c] = W[g][k][tap][c]: k, k + 1 a filter apart
-            const int at = (k * plan.taps + tap) * plan.width + (nn & (plan.width - 1));
-            word = uint32_t(bits[at]) | uint32_t(bits[at + plan.taps * plan.width]) << 16;
+        if constexpr (kTf32) {
+          const int k = k0 + lane % 4 + 4 * (r % 2) + 8 * (r / 2);
+          if (k >> shift == nn >> shift) word = tf32_bits(raw_weight[weight_at(tap, k, nn)]);
+        } else {
+          const int k = k0 + 2 * (lane % 4) + 8 * r;
+          if (k >> shift == nn >> shift) {  // inside one group (k, k + 1 share it: widths are even)
+            const uint16_t* bits = reinterpret_cast<const uint16_t*>(raw_weight);
+            word = uint32_t(bits[weight_at(tap, k, nn)]) | uint32_t(bits[weight_at(tap, k + 1, nn)]) << 16;
           }
         }
         weight_smem[(item * 32 + lane) * kWords + r] = word;
@@ -424,24 +463,52 @@ __global__ void __launch_bounds__(kThreads)
                         plan.channels;
     for (int chunk = warp; chunk * 16 < plan.pixels16; chunk += kWarps) {
       float acc[kChannels / 8][4] = {};
-      const Element* a_base = halo + halo_row[chunk * 16 + (lane & 15)] * plan.halo_pitch + (lane >> 4) * 8;
+      // lanes 0-15 address pixels 0-15 at the span's first 16 bytes, lanes 16-31 at its second: a[0..3] are
+      // (pixels 0-7, 8-15) x (16-byte halves 0, 1), the A fragment of m16n8k16, of two m16n8k8 (16-bit), or of
+      // TF32 m16n8k8 (8 channels)
+      const Element* a_base =
+          halo + halo_row[chunk * 16 + (lane & 15)] * plan.halo_pitch + (lane >> 4) * kVectorElems;
       for (int e = entry_begin; e < entry_end; ++e) {
         const Element* a_pixel = a_base + tap_shift[e];
         const uint32_t* b_tap = weight_smem + e * (kBlocks * 32 * kWords) + lane * kWords;
+        if constexpr (kTf32 && kBlockK == 16) {  // a group of 16: two spans, each into both 8-column blocks
 #pragma unroll
-        for (int c16 = 0; c16 < kChannels / 16; ++c16) {
-          uint32_t a[4];
-          cute::SM75_U32x4_LDSM_N::copy(*reinterpret_cast<const cute::uint128_t*>(a_pixel + c16 * 16), a[0], a[1],
-                                        a[2], a[3]);
+          for (int g16 = 0; g16 < kChannels / 16; ++g16) {
+            uint32_t a[2][4];
 #pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            float* d = acc[2 * c16 + h];
-            if constexpr (kBlockK == 8) {  // block h: channels 0-7 of the 16 in a[0..1], 8-15 in a[2..3]
-              Mma::fma(d[0], d[1], d[2], d[3], a[2 * h], a[2 * h + 1], b_tap[(2 * c16 + h) * 32], d[0], d[1], d[2],
-                       d[3]);
-            } else {  // the group's 16 channels into its columns 8h to 8h + 7
-              const uint2 b = *reinterpret_cast<const uint2*>(b_tap + (2 * c16 + h) * 64);
-              Mma::fma(d[0], d[1], d[2], d[3], a[0], a[1], a[2], a[3], b.x, b.y, d[0], d[1], d[2], d[3]);
+            for (int half = 0; half < 2; ++half) load_a(a_pixel + (2 * g16 + half) * kSpan, a[half], kTf32);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              float* d = acc[2 * g16 + h];
+              const uint4 b = *reinterpret_cast<const uint4*>(b_tap + (2 * g16 + h) * 32 * kWords);
+              Mma::fma(d[0], d[1], d[2], d[3], a[0][0], a[0][1], a[0][2], a[0][3], b.x, b.y, d[0], d[1], d[2], d[3]);
+              Mma::fma(d[0], d[1], d[2], d[3], a[1][0], a[1][1], a[1][2], a[1][3], b.z, b.w, d[0], d[1], d[2], d[3]);
+            }
+          }
+        } else if constexpr (kTf32) {  // a block of 8 channels a span
+#pragma unroll
+          for (int c8 = 0; c8 < kChannels / 8; ++c8) {
+            uint32_t a[4];
+            load_a(a_pixel + c8 * kSpan, a, kTf32);
+            float* d = acc[c8];
+            const uint2 b = *reinterpret_cast<const uint2*>(b_tap + c8 * 32 * kWords);
+            Mma::fma(d[0], d[1], d[2], d[3], a[0], a[1], a[2], a[3], b.x, b.y, d[0], d[1], d[2], d[3]);
+          }
+        } else {
+#pragma unroll
+          for (int c16 = 0; c16 < kChannels / 16; ++c16) {
+            uint32_t a[4];
+            load_a(a_pixel + c16 * kSpan, a, kTf32);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              float* d = acc[2 * c16 + h];
+              if constexpr (kBlockK == 8) {  // block h: channels 0-7 of the 16 in a[0..1], 8-15 in a[2..3]
+                Mma::fma(d[0], d[1], d[2], d[3], a[2 * h], a[2 * h + 1], b_tap[(2 * c16 + h) * 32], d[0], d[1],
+                         d[2], d[3]);
+              } else {  // the group's 16 channels into its columns 8h to 8h + 7
+                const uint2 b = *reinterpret_cast<const uint2*>(b_tap + (2 * c16 + h) * 64);
+                Mma::fma(d[0], d[1], d[2], d[3], a[0], a[1], a[2], a[3], b.x, b.y, d[0], d[1], d[2], d[3]);
+              }
             }
           }
         }
@@ -452,8 +519,13 @@ __global__ void __launch_bounds__(kThreads)
       for (int c = 0; c < kChannels / 8; ++c) {
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-          staging[((lane / 4 + 8 * half) * kStagePitch + c * 8) / 2 + lane % 4] =
-              pack_pair<kDataType>(acc[c][2 * half], acc[c][2 * half + 1]);
+          uint32_t* row = staging + (lane / 4 + 8 * half) * kStageWords;
+          if constexpr (kTf32) {
+            *reinterpret_cast<float2*>(row + c * 8 + 2 * (lane % 4)) =
+                make_float2(acc[c][2 * half], acc[c][2 * half + 1]);
+          } else {
+            row[c * 4 + lane % 4] = pack_pair<kDataType>(acc[c][2 * half], acc[c][2 * half + 1]);
+          }
         }
       }
       __syncwarp();
@@ -462,8 +534,8 @@ __global__ void __launch_bounds__(kThreads)
         const int pos = tile_pos[chunk * 16 + v / kVectors], th = pos >> 16, tw = pos & 0xffff;
         if (th < t.rows && tw < t.cols) {
           *reinterpret_cast<uint4*>(tile_dst + int64_t(th * dst_row_step + tw * dst_col_step) * plan.channels +
-                                    (v % kVectors) * 8) =
-              *reinterpret_cast<const uint4*>(staging + ((v / kVectors) * kStagePitch + (v % kVectors) * 8) / 2);
+                                    (v % kVectors) * kVectorElems) =
+              *reinterpret_cast<const uint4*>(staging + (v / kVectors) * kStageWords + (v % kVectors) * 4);
         }
       }
       __syncwarp();

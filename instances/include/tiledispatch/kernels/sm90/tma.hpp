@@ -82,7 +82,13 @@ inline EncodeTiled encode_tiled_entry() {
   return entry;
 }
 
-// A tiled tensor map over a packed-in-dimension-0 tensor of 16-bit elements: `rank` (2 to 5) extents,
+constexpr CUtensorMapDataType tma_data_type(DataType dtype) {
+  return dtype == DataType::kBf16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+         : dtype == DataType::kFp32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                    : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+}
+
+// A tiled tensor map over a packed-in-dimension-0 tensor of `dtype` elements: `rank` (2 to 5) extents,
 // innermost first, `pitch_bytes[i]` between consecutive indices of dimension i + 1, and the box. False when
 // the driver refuses it (the caller then gathers the operand instead).
 inline bool encode_tma_tiled(CUtensorMap& map, DataType dtype, const void* base, int rank, const uint64_t* extents,
@@ -98,18 +104,20 @@ inline bool encode_tma_tiled(CUtensorMap& map, DataType dtype, const void* base,
     box_dims[i] = box[i];
     if (i + 1 < rank) strides[i] = pitch_bytes[i];
   }
-  const CUtensorMapDataType type =
-      dtype == DataType::kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const CUtensorMapDataType type = tma_data_type(dtype);
   const CUresult result = encode(&map, type, cuuint32_t(rank), const_cast<void*>(base), dims, strides, box_dims,
                                  element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, tma_swizzle(span_bytes),
                                  CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return result == CUDA_SUCCESS;
 }
 
-// The elements of a box row of `channels` 16-bit channels a pixel in the direct kernels' stages: an odd number
-// of 16-byte chunks (8 channels more where the count is even: the next group block's, or zeros past the tensor),
-// so the ldmatrix rows of 8 consecutive pixels fall in 8 bank groups.
-constexpr int conflict_free_row(int channels) { return channels / 8 % 2 == 1 ? channels : channels + 8; }
+// The elements of a box row of `channels` channels of `element_bytes` bytes a pixel in the direct kernels'
+// stages: an odd number of 16-byte chunks (a chunk more where the count is even: the next group block's
+// channels, or zeros past the tensor), so the ldmatrix rows of 8 consecutive pixels fall in 8 bank groups.
+constexpr int conflict_free_row(int channels, int element_bytes = 2) {
+  const int chunk = 16 / element_bytes;
+  return channels / chunk % 2 == 1 ? channels : channels + chunk;
+}
 
 // The direct kernels' next smaller pixel tile where a tile's stages do not fit the shared memory: a row fewer,
 // then (one row left) half the width, down to 16 pixels (a 254-pixel row's 3-row halo of 72 channels is 110 KB
@@ -125,12 +133,12 @@ constexpr bool shrink_direct_tile(int& tile_h, int& tile_w) {
   return true;
 }
 
-// A tiled map over a packed activation tensor of 16-bit elements, `extents` (C, W, H, D, N) innermost first,
+// A tiled map over a packed activation tensor of `dtype` elements, `extents` (C, W, H, D, N) innermost first,
 // boxes of `box` in the same order, no swizzle (the direct kernels' stages). False when the driver refuses it.
 inline bool encode_tma_activation(CUtensorMap& map, DataType dtype, const void* base, const uint64_t (&extents)[5],
                                   const uint32_t (&box)[5]) {
   uint64_t pitches[4];
-  uint64_t pitch = 2;  // bytes of one element
+  uint64_t pitch = uint64_t(element_bytes(dtype));
   for (int i = 0; i < 4; ++i) pitches[i] = pitch *= extents[i];
   return encode_tma_tiled(map, dtype, base, 5, extents, pitches, box, 0);
 }
@@ -169,8 +177,7 @@ inline bool encode_tma_im2col(CUtensorMap& map, DataType dtype, const void* base
   cuuint64_t strides[4] = {};
   uint64_t pitch = 2;  // bytes of one element
   for (int i = 0; i + 1 < rank; ++i) strides[i] = pitch *= dims[i];
-  const CUtensorMapDataType type =
-      dtype == DataType::kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const CUtensorMapDataType type = tma_data_type(dtype);
   const CUresult result = encode(&map, type, cuuint32_t(rank), const_cast<void*>(base), dims, strides,
                                  g.lower_corner, g.upper_corner, channels, pixels, element_strides,
                                  CU_TENSOR_MAP_INTERLEAVE_NONE, tma_swizzle(span_bytes),
