@@ -13,8 +13,9 @@ TF32 MMAs, ``FP32_DIRECT_MERGED_GROUP_TILES``), bwd_data a 16-wide tile for few 
 five 16- and 32-row tiles it runs transposed (``TRANSPOSED_BWD_WEIGHT_TILES``), seven for small C/G, six of
 them merged groups that run the direct merged-group kernel where gm x K/G = tile_m
 (``SMALL_CG_BWD_WEIGHT_TILES``), four more on one pipeline each whose four waves and 128-pixel chains run that
-kernel faster (``DIRECT_BWD_WEIGHT_TILES``), and one gm-2 tile whose merged groups come by TMA in 128-byte
-rows (``MERGED_TMA_BWD_WEIGHT_TILES``). Every direction adds its depthwise direct kernels. 2D: filters 3, 5
+kernel faster (``DIRECT_BWD_WEIGHT_TILES``; fp32 bwd_weight has these four alone, with 64-pixel chains,
+``FP32_DIRECT_BWD_WEIGHT_TILES``), and one gm-2 tile whose merged groups come by TMA in 128-byte rows
+(``MERGED_TMA_BWD_WEIGHT_TILES``). Every direction adds its depthwise direct kernels. 2D: filters 3, 5
 and 7 (fp32 forward: 3 and 5) x strides 1 and 2 on the shapes of ``DEFAULT_DEPTHWISE`` (one per direction and
 dtype, three or four for 16-bit types): six per request for fp32 (four for fp32 forward), twelve (16-bit fwd),
 fourteen (16-bit bwd_data) and twelve (16-bit bwd_weight) for fp16 and bf16. 3D (cubic filter,
@@ -151,6 +152,18 @@ DIRECT_BWD_WEIGHT_TILES = tuple(
         ("128x64x128", 16, "UNIFORM_MAX", Pipeline.COMPV3),
     )
 )
+# fp32 bwd_weight of C/G = K/G = 4, 8 and 16 on the same kernel (TF32 m16n8k8 from single 32-bit loads, each
+# operand element once a k-step): 64-pixel chains, whose A fragments (8 registers a 16-pixel chunk, twice
+# the 16-bit kernel's) keep it within the registers, on the same rows, CTAs and pipelines.
+FP32_DIRECT_BWD_WEIGHT_TILES = tuple(
+    (space.parse_tiles(tile)[0], (2, 2, 1), gm, space.vector_strategy("UNIFORM_MAX"), pipeline)
+    for tile, gm, pipeline in (
+        ("64x64x64", 8, Pipeline.MEM),
+        ("64x64x64", 16, Pipeline.MEM),
+        ("32x64x64", 2, Pipeline.MEM),
+        ("128x64x64", 16, Pipeline.COMPV3),
+    )
+)
 # bwd_weight of grouped layers with C/G = K/G = 32 (ResNeXt's late stages, grouped video layers): gm 2
 # merges two groups' 32-channel runs into one 128-byte TMA row (both operands); the Hopper kernel runs it
 # instead of the direct merged-group kernel (implicit_gemm_instance.hpp, merged_by_tma). On the H100 (fp16,
@@ -284,14 +297,15 @@ def default_configs(
     ping_pong = PING_PONG_TILES if dtype in hopper.DTYPES else ()
     merges_groups = dtype in hopper.DTYPES and direction in MERGED_GROUP_DIRECTIONS
     merged = MERGED_GROUP_TILES if merges_groups else ()
+    direct = DIRECT_MERGED_GROUP_TILES if dtype in hopper.DTYPES else FP32_DIRECT_MERGED_GROUP_TILES
     if direction not in MERGED_GROUP_DIRECTIONS:
-        direct: tuple[tuple[space.Tile, int], ...] = ()
-    else:
-        direct = DIRECT_MERGED_GROUP_TILES if dtype in hopper.DTYPES else FP32_DIRECT_MERGED_GROUP_TILES
+        direct = ()
     hopper_bwd_weight = dtype in hopper.DTYPES and direction == Direction.BWD_WEIGHT
     transposed = TRANSPOSED_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
     merged_bwd_weight = SMALL_CG_BWD_WEIGHT_TILES + MERGED_TMA_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
-    direct_bwd_weight = DIRECT_BWD_WEIGHT_TILES if hopper_bwd_weight else ()
+    direct_bwd_weight = DIRECT_BWD_WEIGHT_TILES if hopper_bwd_weight else FP32_DIRECT_BWD_WEIGHT_TILES
+    if direction is not Direction.BWD_WEIGHT:
+        direct_bwd_weight = ()
     narrow = NARROW_BWD_DATA_TILES if dtype in hopper.DTYPES and direction == Direction.BWD_DATA else ()
     unfolded = UNFOLDED_FWD_TILES if dtype in hopper.DTYPES and direction == Direction.FWD else ()
     base = space.BASE_VECTOR

@@ -1,8 +1,8 @@
 // GPU check of merged-group bwd_weight by the direct kernel (kernels/merged_group_bwd_weight.cuh): hand
-// configurations with num_groups_to_merge 2 to 8 on grouped problems with C/G and K/G of 4 to 32 (2D and 3D, odd
-// sizes, stride 2, dilation 2, padding past the filter radius, rows wider than the pixel tile, C/G != K/G, a long
-// reduction), each run as bench/gpu_check/bwd_weight_runs.cuh does it (k_batch 1, 3, 16 and the largest
-// automatic factor, poisoned outputs, bit-identical reruns). No run may scale the result
+// configurations with num_groups_to_merge 2 to 16 (fp32 on TF32 MMAs too) on grouped problems with C/G and K/G
+// of 4 to 32 (2D and 3D, odd sizes, stride 2, dilation 2, padding past the filter radius, rows wider than the
+// pixel tile, C/G != K/G, a long reduction), each run as bench/gpu_check/bwd_weight_runs.cuh does it (k_batch
+// 1, 3, 16 and the largest automatic factor, poisoned outputs, bit-identical reruns). No run may scale the result
 // (|<got, ref> / <ref, ref> - 1| <= 1e-3: a bias of the tensor cores' round-toward-zero accumulation would, on
 // the long reduction). Each line says which kernel ran ("direct" or "implicit gemm"): direct must be taken
 // exactly where the test's own rule says (gm x K/G = tile_m, the merged channel runs multiples of 8), except on
@@ -32,6 +32,11 @@ TD_HAND(bwdw_fp16_mg_3d_32x64x64_gm2, kBwdWeight, 3, kFp16, kDefault, 32,64,64, 
 TD_HAND(bwdw_bf16_mg_3d_64x64x64_gm2, kBwdWeight, 3, kBf16, kDefault, 64,64,64,    2,2,1,  32,32,16,   8,8,8,  kMem,     kIntrawave, kCShuffle, false, 2, true,  false, false, false, 1)
 TD_HAND(bwdw_fp16_mg_64x128x64_gm2, kBwdWeight, 2, kFp16, kDefault,  64,128,64,    2,2,1,  32,32,16,   8,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 2, false, false, false, false, 1)
 TD_HAND(bwdw_bf16_mg_3d_64x128x64_gm2, kBwdWeight, 3, kBf16, kDefault, 64,128,64, 2,2,1,  32,32,16,   8,8,8,  kMem,     kIntrawave, kCShuffle, false, 2, true,  false, false, false, 1)
+TD_HAND(bwdw_fp32_mg_64x64x64_gm8,  kBwdWeight, 2, kFp32, kDefault,  64,64,64,     2,2,1,  32,32,8,    4,4,4,  kMem,     kIntrawave, kCShuffle, false, 8, false, false, false, false, 1)
+TD_HAND(bwdw_fp32_mg_64x64x64_gm16, kBwdWeight, 2, kFp32, kDefault,  64,64,64,     2,2,1,  32,32,8,    4,4,4,  kMem,     kIntrawave, kCShuffle, false, 16, false, false, false, false, 1)
+TD_HAND(bwdw_fp32_mg_32x64x64_gm2,  kBwdWeight, 2, kFp32, kDefault,  32,64,64,     2,2,1,  16,16,8,    4,4,4,  kMem,     kIntrawave, kCShuffle, false, 2, false, false, false, false, 1)
+TD_HAND(bwdw_fp32_mg_128x64x64_gm16, kBwdWeight, 2, kFp32, kDefault, 128,64,64,    2,2,1,  32,32,8,    4,4,4,  kCompV3,  kIntrawave, kCShuffle, false, 16, false, false, false, false, 1)
+TD_HAND(bwdw_fp32_mg_3d_64x64x64_gm8, kBwdWeight, 3, kFp32, kDefault, 64,64,64,    2,2,1,  32,32,8,    4,4,4,  kMem,     kIntrawave, kCShuffle, false, 8, true,  false, false, false, 1)
 // clang-format on
 }  // namespace tiledispatch::hand
 
@@ -70,6 +75,11 @@ int main() {
   list.push_back(entry<bwdw_bf16_mg_3d_64x64x64_gm2>());
   list.push_back(entry<bwdw_fp16_mg_64x128x64_gm2>());
   list.push_back(entry<bwdw_bf16_mg_3d_64x128x64_gm2>());
+  list.push_back(entry<bwdw_fp32_mg_64x64x64_gm8>());
+  list.push_back(entry<bwdw_fp32_mg_64x64x64_gm16>());
+  list.push_back(entry<bwdw_fp32_mg_32x64x64_gm2>());
+  list.push_back(entry<bwdw_fp32_mg_128x64x64_gm16>());
+  list.push_back(entry<bwdw_fp32_mg_3d_64x64x64_gm8>());
   // conv2d(G, N, C, K, H, W, filter, stride, pad, dilation); conv3d(G, N, C, K, D, H, W, ...).
   const std::vector<check::BatteryEntry> cases = {
       {"8/8 G=32 odd 15x13", conv2d(32, 2, 256, 256, 15, 13, 3, 1, 1, 1)},

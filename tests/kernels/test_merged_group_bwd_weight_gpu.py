@@ -40,6 +40,18 @@ def test_merged_group_bwd_weight(tmp_path: Path) -> None:
         "k_batch 16 ",
     ):
         assert any(needed in line for line in on_direct), needed
+    # fp32 (TF32 MMAs from single loads) on the same kernel: C/G 4, 8 and 16, 2D and 3D, split or not.
+    for needed in (
+        "bwdw_fp32_mg_64x64x64_gm8",
+        "bwdw_fp32_mg_64x64x64_gm16",
+        "bwdw_fp32_mg_32x64x64_gm2",
+        "bwdw_fp32_mg_128x64x64_gm16",
+        "bwdw_fp32_mg_3d_64x64x64_gm8",
+    ):
+        runs = [line for line in on_direct if line.split()[1] == needed]
+        assert any("k_batch 1 " in line for line in runs) and any("k_batch 16 " in line for line in runs), (
+            needed
+        )
     # The 64x128x64 gm 2 configurations run 32/32 layers on the Hopper GEMM, both operands by TMA (2D, 3D).
     for what in ("| implicit gemm | 32/32", "| implicit gemm | 3D 32/32"):
         assert any("64x128x64" in line and what in line for line in passed), what

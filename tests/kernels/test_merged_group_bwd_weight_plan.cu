@@ -5,9 +5,10 @@
 // exactly the 16 x 16 blocks of the CTA's gradient that meet a diagonal group block, the tap chunks partition the
 // taps in whole batches of kTapBatch (where the filter has that many) of at most kMaxTaps, each step's location
 // by multiply-high division is the plain one, the steps' tiles cover the output exactly, every tap of every tile
-// pixel reads inside the halo, the rows are conflict-free for ldmatrix (8 consecutive pixels in 8 bank groups),
-// the stage boxes are legal (extents at most 256, whole 16-byte chunks, 128-byte aligned starts, the expected
-// bytes their sum), the splits cover the steps and the shared memory adds up within the limit.
+// pixel reads inside the halo, the rows are conflict-free (16-bit: 8 consecutive pixels' ldmatrix rows in 8 bank
+// groups; fp32: each lane's loads of pixels t, t + 4 at channels g, g + 8 in 32 banks), the stage boxes are legal
+// (extents at most 256, whole 16-byte chunks, 128-byte aligned starts, the expected bytes their sum), the splits
+// cover the steps and the shared memory adds up within the limit; for 16-bit and fp32 elements.
 // Prints "<cases> cases, <accepted> accepted, <failures> failures".
 #include <algorithm>
 #include <cstdio>
@@ -24,10 +25,11 @@ using test::image_problem;
 using kernels::MergedGroupBwdWeightPlan;
 
 int failures = 0;
+int checked_bytes = 2;  // element bytes of the cases being checked (16-bit, then fp32)
 void expect(bool ok, const char* what, const ConvProblem& p, int gm, int warps, int stages, int chain) {
   if (!ok && failures++ < 20) {
-    std::printf("FAIL %s: %s gm %d warps %d stages %d chain %d\n", what, p.to_string().c_str(), gm, warps, stages,
-                chain);
+    std::printf("FAIL %s: %s gm %d warps %d stages %d chain %d, %d-byte elements\n", what, p.to_string().c_str(), gm,
+                warps, stages, chain, checked_bytes);
   }
 }
 
@@ -103,12 +105,24 @@ void check_plan(const MergedGroupBwdWeightPlan& plan, const ConvProblem& p, int 
   fail(plan.pixels16 % 16 == 0 && plan.pixels16 >= plan.tile_h * plan.tile_w &&
            plan.pixels16 - 16 < plan.tile_h * plan.tile_w,
        "pixels rounded to 16");
-  // rows: every channel of the CTA, at most 8 more, whole 16-byte chunks, and 8 consecutive pixels at one
-  // channel chunk in 8 different bank groups (conflict-free ldmatrix)
+  // rows: every channel of the CTA, at most 8 more, whole 16-byte chunks, and 16-bit: 8 consecutive pixels at
+  // one channel chunk in 8 different bank groups (conflict-free ldmatrix); fp32: pixels t and t + 4 (t < 4) at
+  // channels g (g < 8) in 32 different banks (a k-step's single loads), g + 8 likewise
   const auto rows_ok = [](int pitch, int channels) {
-    unsigned groups = 0;
-    for (int pixel = 0; pixel < 8; ++pixel) groups |= 1u << (pixel * pitch * 2 / 16 % 8);
-    return pitch >= channels && pitch - channels <= 8 && pitch % 8 == 0 && groups == 0xFFu;
+    uint64_t banks = 0;
+    if (checked_bytes == 2) {
+      for (int pixel = 0; pixel < 8; ++pixel) banks |= uint64_t(1) << (pixel * pitch * 2 / 16 % 8);
+    } else {
+      for (int half = 0; half < 2; ++half) {
+        uint64_t half_banks = 0;
+        for (int t = 0; t < 4; ++t) {
+          for (int g = 0; g < 8; ++g) half_banks |= uint64_t(1) << ((t + 4 * half) * pitch + g) % 32;
+        }
+        banks |= half_banks == 0xFFFFFFFFu ? uint64_t(1) << half : 0;
+      }
+    }
+    const uint64_t all = checked_bytes == 2 ? 0xFFu : 0x3u;
+    return pitch >= channels && pitch - channels <= 8 && pitch % 8 == 0 && banks == all;
   };
   fail(rows_ok(plan.dy_pitch, plan.kc) && rows_ok(plan.x_pitch, plan.cc), "conflict-free rows");
   // boxes: dY (dy_pitch, tile_w, tile_h) and the halo (x_pitch, halo_w, halo_h, halo_d), each at a 128-byte
@@ -122,8 +136,9 @@ void check_plan(const MergedGroupBwdWeightPlan& plan, const ConvProblem& p, int 
            plan.stage_elems % 64 == 0 && size_t(plan.stage_elems) >= size_t(plan.halo_offset) + halo &&
            size_t(plan.stage_elems) < size_t(plan.halo_offset) + halo + 64,
        "stage layout: 128-byte aligned boxes");
-  fail(plan.stage_tx_bytes == 2 * (dy_box + halo), "expected bytes: the two boxes");
-  const size_t tables = size_t(stages) * size_t(plan.stage_elems) * 2 + size_t(plan.pixels16) * 4;
+  fail(plan.stage_tx_bytes == size_t(checked_bytes) * (dy_box + halo) && plan.element_bytes == checked_bytes,
+       "expected bytes: the two boxes");
+  const size_t tables = size_t(stages) * size_t(plan.stage_elems) * checked_bytes + size_t(plan.pixels16) * 4;
   fail(plan.barrier_offset == tables && plan.barrier_offset % 8 == 0 && plan.smem_bytes == tables + 8 * stages &&
            plan.smem_bytes <= limit,
        "shared memory");
@@ -145,42 +160,48 @@ int main() {
     }
   }
   int cases = 0, accepted = 0;
-  for (const ConvProblem& p : problems) {
-    for (int gm : {1, 2, 4, 8, 16}) {
-      for (int warps : {2, 4, 8}) {
-        for (int stages : {2, 4}) {
-          for (int chain : {8, 64, 128}) {
-            for (size_t limit : {size_t(227) * 1024, size_t(24) * 1024}) {
-              for (int k_batch : {1, 5}) {
-                ++cases;
-                MergedGroupBwdWeightPlan plan;
-                const bool ok =
-                    kernels::make_merged_group_bwd_weight_plan(p, gm, warps, stages, chain, limit, k_batch, plan);
-                const int64_t cg = p.C / p.G, kg = p.K / p.G;
-                const bool eligible = p.G % gm == 0 && chain >= 16 && (gm * cg) % 8 == 0 && (gm * kg) % 8 == 0 &&
-                                      gm * cg <= 128 && gm * kg <= 128;
-                expect(!ok || eligible, "accepted against the conditions", p, gm, warps, stages, chain);
-                if (!ok) {
-                  if (eligible) {  // refused although eligible: only where the stages of a one-row tile of 16
-                                   // pixels (or of the whole row where narrower) do not fit
-                    const int64_t kc = gm * kg, cc = gm * cg, wo = p.output()[2];
-                    const auto pitch = [](int64_t c) { return c / 8 % 2 == 1 ? c : c + 8; };
-                    const int64_t reach = (p.filter[2] - 1) * p.dilation[2] + 1;  // a halo row within a box
-                    const int64_t tile_w = std::min<int64_t>(wo, 16);
-                    const int64_t pixels16 = (tile_w + 15) / 16 * 16;
-                    const int64_t halo = ((p.filter[0] - 1) * p.dilation[0] + 1) *
-                                         ((p.filter[1] - 1) * p.dilation[1] + 1) *
-                                         ((tile_w - 1) * p.stride[2] + reach);
-                    const int64_t halo_bytes = (halo * pitch(cc) + 63) / 64 * 64 * 2;
-                    const int64_t bytes =
-                        stages * (2 * pixels16 * pitch(kc) + halo_bytes) + pixels16 * 4 + 8 * stages;
-                    expect(reach > 256 || bytes > int64_t(limit), "refused although a 16-pixel row fits", p, gm,
-                           warps, stages, chain);
+  for (const int bytes : {2, 4}) {
+    checked_bytes = bytes;
+    for (const ConvProblem& p : problems) {
+      for (int gm : {1, 2, 4, 8, 16}) {
+        for (int warps : {2, 4, 8}) {
+          for (int stages : {2, 4}) {
+            for (int chain : {8, 64, 128}) {
+              for (size_t limit : {size_t(227) * 1024, size_t(24) * 1024}) {
+                for (int k_batch : {1, 5}) {
+                  ++cases;
+                  MergedGroupBwdWeightPlan plan;
+                  const bool ok =
+                      kernels::make_merged_group_bwd_weight_plan(p, gm, bytes, warps, stages, chain, limit, k_batch,
+                                                                 plan);
+                  const int64_t cg = p.C / p.G, kg = p.K / p.G;
+                  const bool eligible = p.G % gm == 0 && chain >= 16 && (gm * cg) % 8 == 0 && (gm * kg) % 8 == 0 &&
+                                        gm * cg <= 128 && gm * kg <= 128;
+                  expect(!ok || eligible, "accepted against the conditions", p, gm, warps, stages, chain);
+                  if (!ok) {
+                    if (eligible) {  // refused although eligible: only where the stages of a one-row tile of 16
+                                     // pixels (or of the whole row where narrower) do not fit
+                      const int64_t kc = gm * kg, cc = gm * cg, wo = p.output()[2];
+                      const auto pitch = [&](int64_t c) {
+                        return bytes == 2 ? (c / 8 % 2 == 1 ? c : c + 8) : (c % 16 == 8 ? c : c + 8);
+                      };
+                      const int64_t reach = (p.filter[2] - 1) * p.dilation[2] + 1;  // a halo row within a box
+                      const int64_t tile_w = std::min<int64_t>(wo, 16);
+                      const int64_t pixels16 = (tile_w + 15) / 16 * 16;
+                      const int64_t halo = ((p.filter[0] - 1) * p.dilation[0] + 1) *
+                                           ((p.filter[1] - 1) * p.dilation[1] + 1) *
+                                           ((tile_w - 1) * p.stride[2] + reach);
+                      const int64_t halo_bytes = (halo * pitch(cc) + 63) / 64 * 64 * bytes;
+                      const int64_t smem =
+                          stages * (bytes * pixels16 * pitch(kc) + halo_bytes) + pixels16 * 4 + 8 * stages;
+                      expect(reach > 256 || smem > int64_t(limit), "refused although a 16-pixel row fits", p, gm,
+                             warps, stages, chain);
+                    }
+                    continue;
                   }
-                  continue;
+                  ++accepted;
+                  check_plan(plan, p, gm, warps, stages, chain, limit);
                 }
-                ++accepted;
-                check_plan(plan, p, gm, warps, stages, chain, limit);
               }
             }
           }

@@ -16,6 +16,7 @@
 
 #include "tiledispatch/kernels/conv_gemm_view.hpp"
 #include "tiledispatch/kernels/implicit_gemm_config.hpp"
+#include "tiledispatch/kernels/tf32.cuh"
 
 namespace tiledispatch::kernels {
 
@@ -52,11 +53,9 @@ __device__ __forceinline__ void copy_vector(const void* src, void* dst, bool val
   }
 }
 
-// fp32 bits held in a tfloat32_t -> the nearest TF32 value (ties away from zero), low 13 bits zero.
+// fp32 bits held in a tfloat32_t -> the nearest TF32 value (tf32.cuh).
 __device__ __forceinline__ cute::tfloat32_t round_to_tf32(cute::tfloat32_t raw_fp32) {
-  uint32_t rounded;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(rounded) : "f"(__uint_as_float(raw_fp32.raw())));
-  return cute::tfloat32_t::bitcast(rounded);
+  return cute::tfloat32_t::bitcast(tf32_bits(__uint_as_float(raw_fp32.raw())));
 }
 
 // The gather of one operand tile (MN, K) into shared memory. Chunks of V contiguous elements are numbered

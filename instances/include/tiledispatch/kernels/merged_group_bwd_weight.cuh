@@ -8,6 +8,7 @@
 //   gmem X  --(TMA box, zero fill = padding)--> smem X halo: the input window of those P pixels, Cc (+ 8) channels
 //   per step and warp: dY^T fragments once (ldmatrix.trans), then per tap the shifted X window (ldmatrix.trans
 //   with one row address per pixel) and mma.sync m16n8k16 into per-chain accumulators, added into fp32 sums
+//   (fp32: TF32 m16n8k8 from 32-bit shared loads, since ldmatrix.trans moves 16-bit elements)
 //
 // A step is a tile of tile_h x tile_w output pixels of one (n, do), sized so that a stage holds about
 // kStageBytes, or one MMA chain where a chain's pixels fill kChainStageBytes; a warp's work item is one 16 x 16
@@ -22,7 +23,8 @@
 // multiply. A box lands densely; ldmatrix reads 8 consecutive pixels' rows at one channel offset, which fall
 // in 8 different bank groups when a row is an odd number of 16-byte chunks: where the CTA's channels make an
 // even number, the box is 8 channels wider (they belong to the next group block, or lie outside the tensor
-// and read zeros). A 16-channel block that runs past the CTA's channels reads the rest of the row or the next
+// and read zeros). fp32 lanes load single elements, pixels t and t + 4 of 8 at channels g and g + 8: rows of
+// 8 or 24 words modulo 32 (8 channels wider where needed) put those 32 loads in 32 banks. A 16-channel block that runs past the CTA's channels reads the rest of the row or the next
 // pixel's; no MMA result that reads them is kept. (TMA's 32/64/128-byte swizzles instead, with the XOR in
 // every ldmatrix address, measured 20-30 % slower: docs/performance.md, session 34.)
 #pragma once
@@ -38,6 +40,7 @@
 
 #include "tiledispatch/kernels/fast_division.hpp"
 #include "tiledispatch/kernels/sm90/tma.hpp"
+#include "tiledispatch/kernels/tf32.cuh"
 #include "tiledispatch/runtime/problem.hpp"
 
 namespace tiledispatch::kernels {
@@ -57,6 +60,7 @@ struct MergedGroupBwdWeightPlan {
   int z, y, x, sd, sh, sw, pd, ph, pw, dd, dh, dw;
   int64_t c, k;
   int cg, kg, taps, gm, cc, kc;
+  int element_bytes;  // 2 (fp16, bf16) or 4 (fp32, multiplied as TF32)
   // step tiling
   int tile_h, tile_w, halo_d, halo_h, halo_w, pixels16;
   int steps_h, steps_w, steps, steps_per_split;
@@ -78,13 +82,21 @@ struct MergedGroupBwdWeightMaps {
   CUtensorMap input;
 };
 
+// The row pitch (elements) of `channels` channels in a stage: 16-bit, an odd number of 16-byte chunks
+// (ldmatrix); fp32, 8 or 24 words modulo 32 (the lanes' single loads of pixels t, t + 4 at channels g, g + 8).
+constexpr int merged_group_bwd_weight_row(int channels, int element_bytes) {
+  return element_bytes == 2 ? sm90::conflict_free_row(channels) : channels % 16 == 8 ? channels : channels + 8;
+}
+
 // The plan of `p` for a CTA of `warps` warps and `stages` stages whose MMA chains are `chain_pixels` long (the
-// smallest pixel tile). False where the kernel cannot run it: channel runs of the merged groups not a multiple
-// of 8 (16-byte box rows and ldmatrix rows), too many blocks, 2^31 pixels or more, a filter reach longer than a
-// box, or no tile whose stages fit `smem_limit` bytes.
-inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int warps, int stages, int chain_pixels,
-                                              size_t smem_limit, int k_batch, MergedGroupBwdWeightPlan& plan) {
+// smallest pixel tile), elements of `element_bytes` bytes. False where the kernel cannot run it: channel runs of
+// the merged groups not a multiple of 8 (16-byte box rows and ldmatrix rows), too many blocks, 2^31 pixels or
+// more, a filter reach longer than a box, or no tile whose stages fit `smem_limit` bytes.
+inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int element_bytes, int warps, int stages,
+                                              int chain_pixels, size_t smem_limit, int k_batch,
+                                              MergedGroupBwdWeightPlan& plan) {
   plan = MergedGroupBwdWeightPlan{};
+  plan.element_bytes = element_bytes;
   if (p.G % gm != 0 || chain_pixels < 16) return false;
   const int64_t cg = p.C / p.G, kg = p.K / p.G;
   if ((gm * cg) % 8 != 0 || (gm * kg) % 8 != 0 || gm * cg > 128 || gm * kg > 128) return false;
@@ -101,7 +113,8 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
   plan.c = p.C, plan.k = p.K;
   plan.cg = int(cg), plan.kg = int(kg), plan.taps = int(p.filter_spatial()), plan.gm = gm;
   plan.cc = int(gm * cg), plan.kc = int(gm * kg);
-  plan.dy_pitch = sm90::conflict_free_row(plan.kc), plan.x_pitch = sm90::conflict_free_row(plan.cc);
+  plan.dy_pitch = merged_group_bwd_weight_row(plan.kc, element_bytes);
+  plan.x_pitch = merged_group_bwd_weight_row(plan.cc, element_bytes);
 
   for (int mb = 0; mb * 16 < plan.kc; ++mb) {
     for (int nb = 0; nb * 16 < plan.cc; ++nb) {
@@ -126,7 +139,7 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
 
   // The pixel tile: whole output rows where they fit (tile_w = Wo), as many as the stage target takes (at
   // least one MMA chain); fewer rows where the stages would not fit the shared memory.
-  const int pixel_bytes = 2 * (plan.dy_pitch + plan.x_pitch);
+  const int pixel_bytes = element_bytes * (plan.dy_pitch + plan.x_pitch);
   const int tile_pixels_target = chain_pixels * pixel_bytes >= MergedGroupBwdWeightPlan::kChainStageBytes
                                      ? chain_pixels
                                      : std::max(chain_pixels, MergedGroupBwdWeightPlan::kStageBytes / pixel_bytes);
@@ -144,9 +157,9 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
     const int halo_elems = plan.halo_d * plan.halo_h * plan.halo_w * plan.x_pitch;
     plan.halo_offset = plan.pixels16 * plan.dy_pitch;  // a multiple of 128 bytes: 16 rows of a multiple of 16
     plan.stage_elems = plan.halo_offset + (halo_elems + 63) / 64 * 64;
-    plan.stage_tx_bytes = uint32_t(2 * (tile_h * tile_w * plan.dy_pitch + halo_elems));
+    plan.stage_tx_bytes = uint32_t(element_bytes * (tile_h * tile_w * plan.dy_pitch + halo_elems));
     // the stages, then the halo offset of each pixel of the tile (int32), then a barrier a stage
-    plan.barrier_offset = size_t(stages) * size_t(plan.stage_elems) * 2 + size_t(plan.pixels16) * 4;
+    plan.barrier_offset = size_t(stages) * size_t(plan.stage_elems) * element_bytes + size_t(plan.pixels16) * 4;
     plan.smem_bytes = plan.barrier_offset + size_t(stages) * sizeof(uint64_t);
     plan.steps_h = (plan.ho + tile_h - 1) / tile_h;
     plan.steps_w = (plan.wo + tile_w - 1) / tile_w;
@@ -170,7 +183,7 @@ inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int 
   return true;
 }
 
-// The two tensor maps of `plan` over the tensors at `input` and `output_grad` (16-bit elements). False where the
+// The two tensor maps of `plan` over the tensors at `input` and `output_grad` (`dtype` elements). False where the
 // driver refuses one.
 inline bool encode_merged_group_bwd_weight_maps(const MergedGroupBwdWeightPlan& plan, DataType dtype,
                                                 const void* input, const void* output_grad,
@@ -195,6 +208,14 @@ __device__ inline void ldmatrix_x4_trans(uint32_t address, uint32_t (&fragment)[
                : "r"(address));
 }
 
+// A 32-bit shared-memory load at a byte address (TF32 fragments element by element); volatile, like the
+// ldmatrix above, so that no load moves across the stage barriers.
+__device__ inline uint32_t lds_b32(uint32_t address) {
+  uint32_t value;
+  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(value) : "r"(address));
+  return value;
+}
+
 // Grid: (k_batch, ceil(items / warps), G / gm); kChainPixels = tile_k. `partial` (k_batch fp32 slices of the
 // weight gradient) or `weight` receives every element of the CTA's groups. Thread 0 issues every stage's boxes;
 // each warp waits for a stage on its barrier, and the block synchronises before a stage is refilled.
@@ -206,6 +227,9 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int kWarps = kThreads / 32;
   constexpr int kMaxTaps = MergedGroupBwdWeightPlan::kMaxTaps;
   constexpr int kMaxChunks = kChainPixels / 16;
+  // fp32: two TF32 m16n8k8 k-steps of 8 pixels a 16-pixel chunk, each lane addressing B at pixels t and t + 4
+  constexpr bool kTf32 = sizeof(Element) == 4;
+  constexpr int kSteps = kTf32 ? 2 : 1, kRows = kTf32 ? 2 : 1;
   // Box destinations are 128-byte aligned (a name of its own: other kernels' dynamic shared memory declares 16).
   extern __shared__ __align__(128) unsigned char stage_bytes[];
   Element* smem = reinterpret_cast<Element*>(stage_bytes);
@@ -247,7 +271,7 @@ __global__ void __launch_bounds__(kThreads)
     const int pixel = p < tile_pixels ? (p / plan.tile_w) * plan.sh * plan.halo_w + (p % plan.tile_w) * plan.sw : 0;
     halo_row[p] = uint32_t(pixel * plan.x_pitch * int(sizeof(Element)));
   }
-  const int pad_words = (plan.pixels16 - tile_pixels) * plan.dy_pitch / 2;
+  const int pad_words = (plan.pixels16 - tile_pixels) * plan.dy_pitch * int(sizeof(Element)) / 4;
   for (int v = int(threadIdx.x); v < kStages * pad_words; v += kThreads) {
     uint32_t* pad = reinterpret_cast<uint32_t*>(smem + size_t(v / pad_words) * plan.stage_elems +
                                                 size_t(tile_pixels) * plan.dy_pitch);
@@ -277,8 +301,12 @@ __global__ void __launch_bounds__(kThreads)
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages - 1 && s < count; ++s) load_stage(first_step + s, s);
   }
-  const int a_channel = mb * 16 + ((lane >> 3) & 1) * 8, b_channel = nb * 16 + (lane >> 4) * 8;
-  const int a_lane_pixel = (lane & 7) + ((lane >> 4) << 3), b_lane_pixel = (lane & 7) + ((lane >> 3) & 1) * 8;
+  // 16-bit: the ldmatrix rows this lane addresses; fp32: pixel t = lane % 4 at channel g = lane / 4 (A: output
+  // channel mb x 16 + g, and + 8; B: input channel nb x 16 + g, and + 8 for the second n tile)
+  const int a_channel = kTf32 ? mb * 16 + lane / 4 : mb * 16 + ((lane >> 3) & 1) * 8;
+  const int b_channel = kTf32 ? nb * 16 + lane / 4 : nb * 16 + (lane >> 4) * 8;
+  const int a_lane_pixel = kTf32 ? lane % 4 : (lane & 7) + ((lane >> 4) << 3);
+  const int b_lane_pixel = kTf32 ? lane % 4 : (lane & 7) + ((lane >> 3) & 1) * 8;
   const uint32_t smem_base = uint32_t(__cvta_generic_to_shared(smem));
   for (int i = 0; i < count; ++i) {
     __syncthreads();  // every warp is done with the stage step i - 1 read, which the next boxes refill
@@ -294,14 +322,29 @@ __global__ void __launch_bounds__(kThreads)
     const uint32_t b_lane = x_halo + uint32_t(b_channel * int(sizeof(Element)));
     for (int chain = 0; chain < plan.pixels16; chain += kChainPixels) {
       const int chunks = min(kMaxChunks, (plan.pixels16 - chain) / 16);
-      // dY^T (m = output channel, k = pixel) of every 16-pixel chunk of the chain: rows are pixels, transposed.
-      uint32_t a[kMaxChunks][4];
-      uint32_t b_row[kMaxChunks];  // this lane's B pixel of each chunk in the halo (address)
+      // dY^T (m = output channel, k = pixel) of every 16-pixel chunk of the chain: rows are pixels, transposed
+      // (fp32: element by element, each 8-pixel k-step's pixels t and t + 4 at channels g and g + 8)
+      uint32_t a[kMaxChunks][kSteps][4];
+      uint32_t b_row[kMaxChunks][kSteps][kRows];  // this lane's B pixels of each chunk in the halo (addresses)
 #pragma unroll
       for (int kk = 0; kk < kMaxChunks; ++kk) {
         if (kk >= chunks) break;
-        ldmatrix_x4_trans(a_lane + uint32_t((chain + kk * 16) * plan.dy_pitch * int(sizeof(Element))), a[kk]);
-        b_row[kk] = b_lane + halo_row[chain + kk * 16 + b_lane_pixel];
+        if constexpr (kTf32) {
+#pragma unroll
+          for (int ks = 0; ks < kSteps; ++ks) {
+            const int pixel = chain + kk * 16 + ks * 8;
+            const uint32_t at = a_lane + uint32_t(pixel * plan.dy_pitch * 4), later = uint32_t(4 * plan.dy_pitch * 4);
+            a[kk][ks][0] = tf32_bits(__uint_as_float(lds_b32(at)));
+            a[kk][ks][1] = tf32_bits(__uint_as_float(lds_b32(at + 8 * 4)));
+            a[kk][ks][2] = tf32_bits(__uint_as_float(lds_b32(at + later)));
+            a[kk][ks][3] = tf32_bits(__uint_as_float(lds_b32(at + later + 8 * 4)));
+            b_row[kk][ks][0] = b_lane + halo_row[pixel + b_lane_pixel];
+            b_row[kk][ks][1] = b_lane + halo_row[pixel + b_lane_pixel + 4];
+          }
+        } else {
+          ldmatrix_x4_trans(a_lane + uint32_t((chain + kk * 16) * plan.dy_pitch * int(sizeof(Element))), a[kk][0]);
+          b_row[kk][0][0] = b_lane + halo_row[chain + kk * 16 + b_lane_pixel];
+        }
       }
 #pragma unroll
       for (int j0 = 0; j0 < kMaxTaps; j0 += kTapBatch) {
@@ -312,13 +355,24 @@ __global__ void __launch_bounds__(kThreads)
           if (kk >= chunks) break;
 #pragma unroll
           for (int jj = 0; jj < kTapBatch; ++jj) {
-            uint32_t b[4];
-            ldmatrix_x4_trans(b_row[kk] + tap_bytes[j0 + jj], b);
 #pragma unroll
-            for (int nt = 0; nt < 2; ++nt) {
-              float* d = chain_sums[jj][nt];
-              Mma::fma(d[0], d[1], d[2], d[3], a[kk][0], a[kk][1], a[kk][2], a[kk][3], b[2 * nt], b[2 * nt + 1],
-                       d[0], d[1], d[2], d[3]);
+            for (int ks = 0; ks < kSteps; ++ks) {
+              uint32_t b[4];  // (n tile, k half): 16-bit pairs of pixels, or TF32 pixels t and t + 4
+              if constexpr (kTf32) {
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                  b[i] = tf32_bits(__uint_as_float(lds_b32(b_row[kk][ks][i % 2] + tap_bytes[j0 + jj] + (i / 2) * 32)));
+                }
+              } else {
+                ldmatrix_x4_trans(b_row[kk][0][0] + tap_bytes[j0 + jj], b);
+              }
+              const uint32_t(&ak)[4] = a[kk][ks];
+#pragma unroll
+              for (int nt = 0; nt < 2; ++nt) {
+                float* d = chain_sums[jj][nt];
+                Mma::fma(d[0], d[1], d[2], d[3], ak[0], ak[1], ak[2], ak[3], b[2 * nt], b[2 * nt + 1], d[0], d[1],
+                         d[2], d[3]);
+              }
             }
           }
         }

@@ -34,6 +34,7 @@
 #include "tiledispatch/kernels/implicit_gemm_config.hpp"
 #include "tiledispatch/kernels/sm90/tma.hpp"
 #include "tiledispatch/kernels/stride_phases.hpp"
+#include "tiledispatch/kernels/tf32.cuh"
 #include "tiledispatch/runtime/direction.hpp"
 #include "tiledispatch/runtime/problem.hpp"
 
@@ -243,13 +244,6 @@ __device__ inline uint32_t pack_pair(float lo, float hi) {
     asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(pair) : "f"(hi), "f"(lo));
   }
   return pair;
-}
-
-// fp32 bits rounded to TF32 (nearest, ties away: the first generation's rounding, implicit_gemm_kernel.cuh).
-__device__ inline uint32_t tf32_bits(float value) {
-  uint32_t rounded;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(rounded) : "f"(value));
-  return rounded;
 }
 
 // An A fragment of 16 pixels by ldmatrix x4 at each lane's row address; TF32 operands rounded.
