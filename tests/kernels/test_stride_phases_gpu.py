@@ -39,8 +39,12 @@ def test_stride_phases_match_the_reference(tmp_path: Path) -> None:
     # nine phases of a 2D stride 3 are more than one launch carries; paired phases expand weights in turn
     assert not any("2D " in line and "stride=3x3" in line for line in at_once)
     assert not any("G=32 " in line and "_diag_" in line for line in at_once)
-    # the direct kernel's phases: C/G = 16 on the diagonal mode's tiles, C/G = 8 on its own
-    for instance, problem in (("bwdd_fp16_gm2_diag_128x32x32", "G=14 "), ("bwdd_bf16_gm8_direct", "G=32 ")):
+    # the direct kernel's phases: C/G = 16 on the diagonal mode's tiles, C/G = 8 on its own, fp32 C/G = 16
+    for instance, problem in (
+        ("bwdd_fp16_gm2_diag_128x32x32", "G=14 "),
+        ("bwdd_bf16_gm8_direct", "G=32 "),
+        ("bwdd_fp32_gm4_direct", "G=8 "),
+    ):
         on_direct = [line for line in lines if line.startswith(f"PASS {instance}") and "| direct |" in line]
         assert any(problem in line for line in on_direct), instance
     # fp32, the 1x1 specialization and a merged-group tile (diagonal at C/G = 32, paired at 8) ran phases
