@@ -188,12 +188,13 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   }
 
   // Merged-group bwd_weight by the direct kernel (merged_group_bwd_weight.cuh; fp32 on TF32 MMAs): a
-  // configuration whose num_groups_to_merge x K/G is its tile_m (a CTA owns its merged groups' whole gradient), where the plan fits
-  // (channel runs of the merged groups a multiple of 8, the stages in shared memory). tile_k is the MMA chain
-  // (pixels per fold), the waves the CTA's warps, the pipeline's stages (2 to 4) the copy stages. Elsewhere the
-  // configuration runs its implicit GEMM.
+  // configuration whose num_groups_to_merge x K/G is its tile_m (a CTA owns its merged groups' whole gradient),
+  // where the plan fits (channel runs of the merged groups a multiple of 8, the stages in shared memory). tile_k
+  // is the MMA chain (pixels per fold), the waves the CTA's warps, the pipeline's stages (2 to 4) the copy
+  // stages. Elsewhere the configuration runs its implicit GEMM.
   static constexpr bool kMergedDirect = Traits::kDirection == ConvDirection::kBwdWeight &&
-                                        Traits::kNumGroupsToMerge > 1 && !Traits::kStreamK && Traits::kTileK % 16 == 0;
+                                        Traits::kNumGroupsToMerge > 1 && !Traits::kStreamK &&
+                                        Traits::kTileK % 16 == 0;
   static constexpr int kDirectStages = std::min(std::max(Config::kStages, 2), 4);
   static bool merged_direct_plan(const ConvProblem& p, int k_batch, kernels::MergedGroupBwdWeightPlan& plan) {
     if constexpr (!kMergedDirect) {

@@ -24,8 +24,9 @@
 // in 8 different bank groups when a row is an odd number of 16-byte chunks: where the CTA's channels make an
 // even number, the box is 8 channels wider (they belong to the next group block, or lie outside the tensor
 // and read zeros). fp32 lanes load single elements, pixels t and t + 4 of 8 at channels g and g + 8: rows of
-// 8 or 24 words modulo 32 (8 channels wider where needed) put those 32 loads in 32 banks. A 16-channel block that runs past the CTA's channels reads the rest of the row or the next
-// pixel's; no MMA result that reads them is kept. (TMA's 32/64/128-byte swizzles instead, with the XOR in
+// 8 or 24 words modulo 32 (8 channels wider where needed) put those 32 loads in 32 banks. A 16-channel block
+// that runs past the CTA's channels reads the rest of the row or the next pixel's; no MMA result that reads
+// them is kept. (TMA's 32/64/128-byte swizzles instead, with the XOR in
 // every ldmatrix address, measured 20-30 % slower: docs/performance.md, session 34.)
 #pragma once
 

@@ -274,10 +274,10 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int kWords = merged_group_direct_b_words(kBlockK, int(sizeof(Element)));
   static_assert(kStages >= 2, "a ring of at least two halo stages");
   constexpr int kWarps = kThreads / 32;
-  constexpr int kBlocks = kChannels / 8;                        // blocks of 8 columns (the MMA's n)
-  constexpr int kVectorElems = 16 / int(sizeof(Element));       // elements of a 16-byte vector
-  constexpr int kVectors = kChannels / kVectorElems;            // 16-byte vectors of a pixel
-  constexpr int kSpan = 2 * kVectorElems;                       // channels of an ldmatrix x4 (32 bytes a pixel)
+  constexpr int kBlocks = kChannels / 8;                   // blocks of 8 columns (the MMA's n)
+  constexpr int kVectorElems = 16 / int(sizeof(Element));  // elements of a 16-byte vector
+  constexpr int kVectors = kChannels / kVectorElems;       // 16-byte vectors of a pixel
+  constexpr int kSpan = 2 * kVectorElems;                  // channels of an ldmatrix x4 (32 bytes a pixel)
   // Box destinations are 128-byte aligned (a name of its own: other kernels' dynamic shared memory declares 16).
   extern __shared__ __align__(128) unsigned char halo_bytes[];
   uint32_t* weight_smem = reinterpret_cast<uint32_t*>(halo_bytes);
