@@ -1,6 +1,6 @@
 // Tensors of more than 2^31 elements on issue 10's kernels (issue 10, "Correctness"): the direct merged-group
 // kernels (fwd at C/G 8 and 16 and in 3D, bwd_data at stride 1 and by stride phases at stride 2, bwd_weight at
-// C/G 8 and 16), merged groups by diagonal blocks (fwd) and paired groups (bwd_data) on split_image implicit
+// C/G 8 and 16; fp32 fwd, bwd_data by stride phases and bwd_weight), merged groups by diagonal blocks (fwd) and paired groups (bwd_data) on split_image implicit
 // GEMMs, the depthwise kernels of the three directions in 2D and 3D (fp32 forward too), and stride-2 bwd_data by
 // stride phases on a split_image implicit GEMM. Each case's largest tensor holds more than 2^31 elements; the instance
 // must support the problem, write every element of its poisoned result (0xFF: NaN in every dtype) and match the
@@ -36,6 +36,7 @@ TD_HAND(lg_fwd_fp16_gm2_diag_split_image, kFwd,       2, kFp16, kDefault, 128,64
 TD_HAND(lg_bwdd_fp16_gm2_diag_split_image, kBwdData,  2, kFp16, kDefault, 128,32,32,    2,1,1,  32,32,16,   8,8,8,  kCompV3,  kIntrawave, kDefault,  false, 2, false, false, true,  false, 1)
 TD_HAND(lg_bwdw_fp16_gm2_16x64x64,      kBwdWeight, 2, kFp16, kDefault, 16,64,64,     1,2,1,  16,16,32,   8,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 2, false, false, false, false, 1)
 TD_HAND(lg_bwdw_fp16_gm4_64x64x64,      kBwdWeight, 2, kFp16, kDefault, 64,64,64,     1,2,1,  64,32,16,   8,8,8,  kCompV3,  kIntrawave, kCShuffle, false, 4, false, false, false, false, 1)
+TD_HAND(lg_bwdw_fp32_gm8_64x64x64,      kBwdWeight, 2, kFp32, kDefault, 64,64,64,     2,2,1,  32,32,8,    4,4,4,  kMem,     kIntrawave, kCShuffle, false, 8, false, false, false, false, 1)
 //                   name                                 class                        dir        dtype  tile    f  stride pad   nb sub   in out
 TD_HAND_DW_INSTANCE(lg_dw_fp16_16x16_f3s1_nb8_sub1x4_v8,  DepthwiseInstance,           kFwd,      kFp16, 16, 16, 3, 1, 1, 1, 1, 8, 1, 4, 8, 8)
 TD_HAND_DW_INSTANCE(lg_dw_fp32_16x16_f3s1_nb2_sub2x4_v8,  DepthwiseInstance,           kFwd,      kFp32, 16, 16, 3, 1, 1, 1, 1, 2, 2, 4, 8, 8)
@@ -427,6 +428,9 @@ std::vector<Case> large_cases() {
   cases.push_back(make_case<bwdd_bf16_gm8_direct_256x64x64>("direct bwd_data C/G 8 stride 2, odd", cg8_s2));
   cases.push_back(make_case<lg_bwdw_fp16_gm2_16x64x64>("direct bwd_weight C/G 8", cg8));
   cases.push_back(make_case<lg_bwdw_fp16_gm4_64x64x64>("direct bwd_weight C/G 16 stride 2, odd", cg16_s2));
+  cases.push_back(make_case<fwd_fp32_gm8_direct_256x64x64>("direct fwd fp32 C/G 8", cg8));
+  cases.push_back(make_case<bwdd_fp32_gm4_direct_256x64x64>("direct bwd_data fp32 C/G 16 stride 2, odd", cg16_s2));
+  cases.push_back(make_case<lg_bwdw_fp32_gm8_64x64x64>("direct bwd_weight fp32 C/G 8", cg8));
   cases.push_back(make_case<lg_dw_fp16_16x16_f3s1_nb8_sub1x4_v8>("depthwise fwd", dw));
   cases.push_back(make_case<lg_dw_fp32_16x16_f3s1_nb2_sub2x4_v8>("depthwise fwd fp32", dw));
   cases.push_back(make_case<lg_dwd_fp16_16x32_f3s2_nb4_sub2x4_v8>("depthwise bwd_data stride 2, odd", dw_s2));
