@@ -108,8 +108,8 @@ FEATURE_NAMES: tuple[str, ...] = (
     "bwd_data_zero_fraction",
 )
 _PAIRING_FACTORS = (1, 2, 4)
-_DIRECT_WIDTHS = (2, 4, 8, 16)
-"""C/G = K/G of the direct merged-group kernel (kernels/merged_group_direct.cuh)."""
+_FP32_DIRECT_WIDTHS = (2, 4, 8, 16, 32)
+"""C/G = K/G of the direct merged-group kernel in fp32 (kernels/merged_group_direct.cuh)."""
 
 
 def _log2(value: float) -> float:
@@ -127,9 +127,9 @@ def merged_group_pairing(
     the factor P where P consecutive groups, run as one, have the per-group GEMM extents tile_k / GM and
     tile_n / GM (1: diagonal blocks; 2, 4: paired groups), else 0 (gathered block-diagonally, with zero MACs;
     docs/pipelines.md, "merged groups"); fp32: 1 where the direct kernel multiplies the diagonal blocks (C/G =
-    K/G of 2, 4, 8 or 16, GM x C/G = tile_k = tile_n), else 0. bwd_weight: 1 where the merged groups' K/G rows
-    fill tile_m exactly,
-    else 0 (rows left empty, or groups spread over several tiles). A kernel that merges no groups scores 0."""
+    K/G of 2, 4, 8, 16 or 32, GM x C/G = tile_k = tile_n), else 0. bwd_weight: 1 where the merged groups' K/G
+    rows fill tile_m exactly, else 0 (rows left empty, or groups spread over several tiles). A kernel that
+    merges no groups scores 0."""
     gm = kernel.groups_to_merge
     if gm == 1 or problem.G % gm != 0:
         return 0
@@ -137,7 +137,7 @@ def merged_group_pairing(
     if direction is Direction.BWD_WEIGHT:
         return int(gm * kg == kernel.tile_m)
     if dtype not in hopper.DTYPES:
-        direct = cg == kg and cg in _DIRECT_WIDTHS and cg * gm == kernel.tile_k == kernel.tile_n
+        direct = cg == kg and cg in _FP32_DIRECT_WIDTHS and cg * gm == kernel.tile_k == kernel.tile_n
         return int(direct)
     along_k, along_n = (cg, kg) if direction is Direction.FWD else (kg, cg)
     for factor in _PAIRING_FACTORS:

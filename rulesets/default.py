@@ -96,13 +96,14 @@ DIRECT_MERGED_GROUP_TILES = (
     *((tile, gm) for tile in space.parse_tiles("128x64x64 256x64x64") for gm in (16, 8)),
     (space.parse_tiles("256x64x64")[0], 4),
 )
-# fp32 runs the direct kernel on TF32 m16n8k8 MMAs (two a block for C/G = 16), off the Hopper path, so it has
-# no merged tiles of the diagonal mode: the same tiles and, for C/G = 16 where 4 does not divide G (RegNet's
-# G = 14), 128x32x32 and 256x32x32 with gm 2. On the H200 they took fp32 C/G <= 8 from 0.11 to 1.28 of cuDNN
-# (fwd) and 0.09 to 1.87 (bwd_data) (docs/performance.md, session 38).
+# fp32 runs the direct kernel on TF32 m16n8k8 MMAs (two a block for C/G = 16, four for 32), off the Hopper
+# path, so it has no merged tiles of the diagonal mode: the same tiles; for C/G = 16 where 4 does not divide G
+# (RegNet's G = 14), 128x32x32 and 256x32x32 with gm 2; for C/G = 32 (ResNeXt's last stage), 128x64x64 and
+# 256x64x64 with gm 2. On the H200 they took fp32 C/G <= 8 from 0.11 to 1.28 of cuDNN (fwd) and 0.09 to 1.87
+# (bwd_data) (docs/performance.md, session 38).
 FP32_DIRECT_MERGED_GROUP_TILES = (
     *DIRECT_MERGED_GROUP_TILES,
-    *((tile, 2) for tile in space.parse_tiles("128x32x32 256x32x32")),
+    *((tile, 2) for tile in space.parse_tiles("128x32x32 256x32x32 128x64x64 256x64x64")),
 )
 # bwd_weight tiles of 16 and 32 rows of K for grouped layers with K/G = 16 or 32: the Hopper path runs them
 # transposed (wgmma M = the tile's taps x C/G columns, N = its K rows; docs/pipelines.md, "transposed
@@ -154,7 +155,8 @@ DIRECT_BWD_WEIGHT_TILES = tuple(
 )
 # fp32 bwd_weight of C/G = K/G = 4, 8 and 16 on the same kernel (TF32 m16n8k8 from single 32-bit loads, each
 # operand element once a k-step): 64-pixel chains, whose A fragments (8 registers a 16-pixel chunk, twice
-# the 16-bit kernel's) keep it within the registers, on the same rows, CTAs and pipelines.
+# the 16-bit kernel's) keep it within the registers, on the same rows, CTAs and pipelines; and K/G = 32 on
+# 64 rows of gm 2 (16-bit: the Hopper GEMM's 128-byte boxes).
 FP32_DIRECT_BWD_WEIGHT_TILES = tuple(
     (space.parse_tiles(tile)[0], (2, 2, 1), gm, space.vector_strategy("UNIFORM_MAX"), pipeline)
     for tile, gm, pipeline in (
@@ -162,6 +164,7 @@ FP32_DIRECT_BWD_WEIGHT_TILES = tuple(
         ("64x64x64", 16, Pipeline.MEM),
         ("32x64x64", 2, Pipeline.MEM),
         ("128x64x64", 16, Pipeline.COMPV3),
+        ("64x64x64", 2, Pipeline.MEM),
     )
 )
 # bwd_weight of grouped layers with C/G = K/G = 32 (ResNeXt's late stages, grouped video layers): gm 2

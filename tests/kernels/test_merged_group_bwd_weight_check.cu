@@ -37,6 +37,7 @@ TD_HAND(bwdw_fp32_mg_64x64x64_gm16, kBwdWeight, 2, kFp32, kDefault,  64,64,64,  
 TD_HAND(bwdw_fp32_mg_32x64x64_gm2,  kBwdWeight, 2, kFp32, kDefault,  32,64,64,     2,2,1,  16,16,8,    4,4,4,  kMem,     kIntrawave, kCShuffle, false, 2, false, false, false, false, 1)
 TD_HAND(bwdw_fp32_mg_128x64x64_gm16, kBwdWeight, 2, kFp32, kDefault, 128,64,64,    2,2,1,  32,32,8,    4,4,4,  kCompV3,  kIntrawave, kCShuffle, false, 16, false, false, false, false, 1)
 TD_HAND(bwdw_fp32_mg_3d_64x64x64_gm8, kBwdWeight, 3, kFp32, kDefault, 64,64,64,    2,2,1,  32,32,8,    4,4,4,  kMem,     kIntrawave, kCShuffle, false, 8, true,  false, false, false, 1)
+TD_HAND(bwdw_fp32_mg_64x64x64_gm2,  kBwdWeight, 2, kFp32, kDefault,  64,64,64,     2,2,1,  32,32,8,    4,4,4,  kMem,     kIntrawave, kCShuffle, false, 2, false, false, false, false, 1)
 // clang-format on
 }  // namespace tiledispatch::hand
 
@@ -80,6 +81,7 @@ int main() {
   list.push_back(entry<bwdw_fp32_mg_32x64x64_gm2>());
   list.push_back(entry<bwdw_fp32_mg_128x64x64_gm16>());
   list.push_back(entry<bwdw_fp32_mg_3d_64x64x64_gm8>());
+  list.push_back(entry<bwdw_fp32_mg_64x64x64_gm2>());
   // conv2d(G, N, C, K, H, W, filter, stride, pad, dilation); conv3d(G, N, C, K, D, H, W, ...).
   const std::vector<check::BatteryEntry> cases = {
       {"8/8 G=32 odd 15x13", conv2d(32, 2, 256, 256, 15, 13, 3, 1, 1, 1)},

@@ -47,6 +47,7 @@ def test_merged_group_bwd_weight(tmp_path: Path) -> None:
         "bwdw_fp32_mg_32x64x64_gm2",
         "bwdw_fp32_mg_128x64x64_gm16",
         "bwdw_fp32_mg_3d_64x64x64_gm8",
+        "bwdw_fp32_mg_64x64x64_gm2",
     ):
         runs = [line for line in on_direct if line.split()[1] == needed]
         assert any("k_batch 1 " in line for line in runs) and any("k_batch 16 " in line for line in runs), (

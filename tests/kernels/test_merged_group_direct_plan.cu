@@ -1,6 +1,6 @@
 // CPU check of the direct merged-group kernel's plan (kernels/merged_group_direct.cuh) over many problems:
 // accepted exactly where the kernel's conditions hold (fwd, or bwd_data at strides up to 4, C = K, C/G of 2, 4,
-// 8 or 16, gm x C/G the CTA's channels, a multiple of 16, G divisible by gm, the shared memory within the
+// 8 or 16 (fp32 also 32), gm x C/G the CTA's channels, a multiple of 16, G divisible by gm, the shared memory within the
 // limit); where accepted, each axis' phases give every written pixel exactly the (weight tap, source pixel)
 // pairs of the convolution's definition, the tiles cover the written tensor with no empty tile row or column,
 // every tap of every pixel of a tile reads inside the tile's halo, the halo is one legal TMA box (every extent
@@ -76,7 +76,7 @@ bool phases_exact(const MergedGroupDirectPlan& plan, int i, bool bwd, int filter
 
 int main() {
   std::vector<ConvProblem> problems;
-  for (int64_t width : {1, 2, 4, 8, 16}) {
+  for (int64_t width : {1, 2, 4, 8, 16, 32}) {
     for (int64_t G : {4, 8, 32}) {
       problems.push_back(image_problem(2, G, 2, G * width, G * width, 1, 15, 13, 3, 1, 1, 1));
       problems.push_back(image_problem(2, G, 1, G * width, G * width, 1, 56, 56, 3, 2, 1, 1));
@@ -105,9 +105,11 @@ int main() {
                   kernels::make_merged_group_direct_plan(p, dir, gm, channels, bytes, 8, 2, 256, limit, plan);
               const int64_t width = p.C / p.G;
               const int64_t max_stride = std::max({p.stride[0], p.stride[1], p.stride[2]});
-              const bool eligible = dir != ConvDirection::kBwdWeight && p.C == p.K && p.G % gm == 0 &&
-                                    (width == 2 || width == 4 || width == 8 || width == 16) && width * gm == channels &&
-                                    channels % 16 == 0 && (dir == ConvDirection::kFwd || max_stride <= 4);
+              const bool width_ok =  // 32 in fp32 only
+                  width == 2 || width == 4 || width == 8 || width == 16 || (width == 32 && bytes == 4);
+              const bool eligible = dir != ConvDirection::kBwdWeight && p.C == p.K && p.G % gm == 0 && width_ok &&
+                                    width * gm == channels && channels % 16 == 0 &&
+                                    (dir == ConvDirection::kFwd || max_stride <= 4);
               expect(!ok || eligible, "accepted against the conditions", p, dir, gm, channels);
               if (!ok) {
                 // refused although eligible: only where no tile's shared memory fits (the narrowest the plan
@@ -149,8 +151,8 @@ int main() {
                      "box bytes", p, dir, gm, channels);
               const size_t stages_end = size_t(plan.weight_words) * 4 + 2 * size_t(plan.halo_elems) * bytes;
               // B words a lane per (tap, 8 columns): an m16n8k8 fragment is one 16-bit pair or two TF32 words,
-              // a group of 16 twice that
-              const int b_words = (bytes == 4 ? 2 : 1) * (width == 16 ? 2 : 1);
+              // a group of 16 or 32 two or four times that
+              const int b_words = (bytes == 4 ? 2 : 1) * (width >= 16 ? int(width) / 8 : 1);
               expect((size_t(plan.weight_words) * 4) % 128 == 0 && (size_t(plan.halo_elems) * bytes) % 128 == 0 &&
                          plan.weight_words == plan.taps * channels * 4 * b_words &&
                          plan.barrier_offset % 8 == 0 &&

@@ -5,7 +5,7 @@
 // poisoned result tensor and compared with the reference. Each (instance, problem) line says which mode ran:
 // "direct" where runs_merged_direct_activations(p) holds, which must be exactly where tile_k = tile_n = gm x C/G with
 // C/G = K/G one of 2, 4, 8, 16 (strided bwd_data by its stride phases; not 16-bit C/G = 16 fwd at stride 2; fp32
-// instances on TF32 MMAs, tolerance 2e-3); else
+// instances on TF32 MMAs, tolerance 2e-3, and C/G = 32 too); else
 // "diagonal" where the instance's diagonal_groups(p) holds, which must be exactly where its per-group extents
 // are the problem's (bwd_data: and unit stride), "paired xP" where P groups of C/G = K/G = 8 or 4 run as one
 // block-diagonal group of the diagonal mode's extents (group_pairing.cuh; pairing(p) must be exactly that P),
@@ -101,6 +101,8 @@ int main() {
   list.push_back(entry<bwdd_fp32_gm16_direct_256x64x64>());
   list.push_back(entry<bwdd_fp32_gm4_direct_256x64x64>());
   list.push_back(entry<bwdd_fp32_gm8_direct_3d_256x64x64>());
+  list.push_back(entry<fwd_fp32_gm2_direct_128x64x64>());
+  list.push_back(entry<bwdd_fp32_gm2_direct_128x64x64>());
   const std::vector<ConvProblem> problems = {
       conv2d(14, 2, 224, 224, 15, 13, 1, 1, 1),   // regnet-like, odd: direct on gm 2 (G = 14)
       conv2d(14, 1, 224, 224, 28, 28, 1, 1, 1),   // regnet_g14_28's shape, N = 1
@@ -159,7 +161,8 @@ int main() {
         }
       }
       const bool expected_direct = e.direct_tile && cg == kg && cg == e.group_k &&
-                                   (cg == 2 || cg == 4 || cg == 8 || (cg == 16 && direct_at_16)) &&
+                                   (cg == 2 || cg == 4 || cg == 8 || (cg == 16 && direct_at_16) ||
+                                    (cg == 32 && dt == DataType::kFp32)) &&
                                    p.G % e.groups_to_merge == 0;
       std::string failure;
       if (on_direct != expected_direct) {

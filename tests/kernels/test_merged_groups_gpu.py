@@ -39,8 +39,14 @@ def test_merged_groups_diagonal_and_paired(tmp_path: Path) -> None:
         "PASS bwdd_fp32_gm16_direct",
         "PASS bwdd_fp32_gm4_direct",
         "PASS bwdd_fp32_gm8_direct_3d",
+        "PASS fwd_fp32_gm2_direct_128",
+        "PASS bwdd_fp32_gm2_direct_128",
     ):
         assert any(line.startswith(prefix) and "| direct |" in line for line in lines), prefix
+    # fp32 C/G = 32 (four TF32 m16n8k8 a block) on the direct kernel, where 16-bit takes the diagonal mode
+    for prefix in ("PASS fwd_fp32_gm2_direct_128", "PASS bwdd_fp32_gm2_direct_128"):
+        on_direct = [line for line in lines if line.startswith(prefix) and "| direct |" in line]
+        assert any("C=1024" in line for line in on_direct), prefix
     # fp32 (TF32) groups of 16 by two m16n8k8 a block, strided bwd_data by its phases
     strided = [line for line in lines if line.startswith("PASS bwdd_fp32_gm4") and "stride=2x2" in line]
     assert any("| direct |" in line for line in strided)

@@ -66,7 +66,8 @@ int main() {
       phases_of<bwdd_bf16_gm8_direct_256x64x64>(), phases_of<bwdd_fp16_gm16_direct_256x64x64>(),
       phases_of<bwdd_fp16_gm8_direct_3d_256x64x64>(), phases_of<bwdd_bf16_gm32_direct_256x64x64>(),
       phases_of<bwdd_fp32_gm16_direct_256x64x64>(), phases_of<bwdd_fp32_gm4_direct_256x64x64>(),
-      phases_of<bwdd_fp32_gm8_direct_3d_256x64x64>(), phases_of<bwdd_fp16_3d_staged_128x64x64>(),
+      phases_of<bwdd_fp32_gm8_direct_3d_256x64x64>(), phases_of<bwdd_fp32_gm2_direct_128x64x64>(),
+      phases_of<bwdd_fp16_3d_staged_128x64x64>(),
   };
   if (phases_fns.size() != list.size()) {
     std::printf("FAIL the list has %zu instances, the check knows %zu\n", list.size(), phases_fns.size());

@@ -116,9 +116,10 @@ def test_merged_group_pairing_by_hand():
     assert pairing(skew, "bwd_data", 32, 64, 2) == 1
     assert pairing(skew, "fwd", 32, 64, 2) == 0
     # No merged groups: 0. fp32 (no Hopper path): 1 only where the direct kernel takes the groups (C/G = K/G
-    # of 2, 4, 8 or 16 filling the tile), never paired.
+    # of 2, 4, 8, 16 or 32 filling the tile), never paired.
     assert pairing(cg32, "fwd", 64, 64, 1) == 0
-    assert pairing(cg32, "fwd", 64, 64, 2, dtype="fp32") == 0
+    assert pairing(cg32, "fwd", 64, 64, 2, dtype="fp32") == 1
+    assert pairing(cg32, "fwd", 64, 64, 4, dtype="fp32") == 0
     assert pairing(cg8, "fwd", 32, 32, 4, dtype="fp32") == 1
     assert pairing(cg8, "bwd_data", 32, 32, 4, dtype="fp32") == 1
     assert pairing(cg8, "fwd", 32, 32, 2, dtype="fp32") == 0

@@ -216,7 +216,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   // Merged-group fwd and bwd_data (the directions that write activations) by the direct kernel
   // (merged_group_direct.cuh; strided bwd_data by its stride phases, strides up to StridePhases::kMaxStride): a
   // configuration whose tile_k and tile_n are both num_groups_to_merge x C/G
-  // (= K/G, one of 2, 4, 8, 16), where the plan fits the shared memory. A CTA reads its tiles' input windows
+  // (= K/G, one of 2, 4, 8, 16; fp32 also 32), where the plan fits the shared memory. A CTA reads its tiles' input windows
   // once and multiplies only the diagonal blocks; tile_m is its tile's pixel target, the waves its warps, the
   // pipeline's stages (2 or 3) its halo stages. Other problems of the configuration run its implicit GEMM
   // (paired or diagonal merged groups), as does 16-bit C/G = 16 fwd at a stride above 1
@@ -224,7 +224,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   static constexpr bool kMergedDirectActivations =
       Traits::kDirection != ConvDirection::kBwdWeight && Traits::kNumGroupsToMerge > 1 && !Traits::kStreamK &&
       Traits::kTileK == Traits::kTileN &&
-      kernels::merged_group_direct_width(Traits::kTileN / Traits::kNumGroupsToMerge) && Traits::kTileN % 16 == 0;
+      kernels::merged_group_direct_width(Traits::kTileN / Traits::kNumGroupsToMerge, Config::kElemBytes) &&
+      Traits::kTileN % 16 == 0;
   static constexpr int kDirectActivationStages = std::min(std::max(Config::kStages, 2), 3);
   static bool merged_direct_activations_plan(const ConvProblem& p, kernels::MergedGroupDirectPlan& plan) {
     if constexpr (!kMergedDirectActivations) {

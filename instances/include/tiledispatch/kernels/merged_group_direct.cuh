@@ -84,14 +84,15 @@ struct MergedGroupDirectPlan {
   }
 };
 
-// Whether groups of `width` channels fit the kernel's diagonal blocks: 8 channels (C/G = 2, 4, 8) or 16.
-constexpr bool merged_group_direct_width(int64_t width) {
-  return width == 2 || width == 4 || width == 8 || width == 16;
+// Whether groups of `width` channels of `element_bytes` bytes fit the kernel's diagonal blocks: 8 channels (C/G
+// = 2, 4, 8) or 16, and in fp32 32 (16-bit C/G = 32 takes the Hopper path's diagonal mode, which fp32 lacks).
+constexpr bool merged_group_direct_width(int64_t width, int element_bytes) {
+  return width == 2 || width == 4 || width == 8 || width == 16 || (width == 32 && element_bytes == 4);
 }
 
-// The MMA's K for groups of `width` channels: m16n8k16 multiplies a group of 16 whole, m16n8k8 a block of 8
-// (fp32: a group of 16 is two TF32 m16n8k8).
-constexpr int merged_group_direct_block_k(int64_t width) { return width == 16 ? 16 : 8; }
+// The diagonal blocks' K for groups of `width` channels: a block of 8 (m16n8k8), or the whole group, m16n8k16 a
+// group of 16 (fp32: TF32 m16n8k8, two for a group of 16, four for 32).
+constexpr int merged_group_direct_block_k(int64_t width) { return width >= 16 ? int(width) : 8; }
 
 // The B fragment words a lane holds per (tap entry, block of 8 output columns): kBlockK x 8 elements over 32
 // lanes.
@@ -117,7 +118,7 @@ inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection di
   plan.element_bytes = element_bytes;
   if (direction == ConvDirection::kBwdWeight || p.G % gm != 0 || p.G / gm > 65535 || p.C != p.K) return false;
   const int64_t width = p.C / p.G;
-  if (!merged_group_direct_width(width) || width * gm != channels || channels % 16 != 0) return false;
+  if (!merged_group_direct_width(width, element_bytes) || width * gm != channels || channels % 16 != 0) return false;
   constexpr int64_t kLimit = int64_t(INT32_MAX);
   if (p.N * p.input_spatial() > kLimit || p.N * p.output_spatial() > kLimit) return false;
   const bool bwd = direction == ConvDirection::kBwdData;
@@ -270,7 +271,7 @@ __global__ void __launch_bounds__(kThreads)
   // m16n8k8 (a block of 8) or m16n8k16 (a group of 16); TF32: m16n8k8, two for a group of 16
   using Mma = typename MmaOp<kDataType, kTf32 ? 8 : kBlockK>::type;
   static_assert(kChannels % 16 == 0, "whole ldmatrix rows of 16 channels");
-  static_assert(kBlockK == 8 || kBlockK == 16, "diagonal blocks of 8 or 16 channels");
+  static_assert(kBlockK == 8 || kBlockK == 16 || (kTf32 && kBlockK == 32), "diagonal blocks of 8, 16 or 32");
   constexpr int kWords = merged_group_direct_b_words(kBlockK, int(sizeof(Element)));
   static_assert(kStages >= 2, "a ring of at least two halo stages");
   constexpr int kWarps = kThreads / 32;
@@ -465,18 +466,23 @@ __global__ void __launch_bounds__(kThreads)
       for (int e = entry_begin; e < entry_end; ++e) {
         const Element* a_pixel = a_base + tap_shift[e];
         const uint32_t* b_tap = weight_smem + e * (kBlocks * 32 * kWords) + lane * kWords;
-        if constexpr (kTf32 && kBlockK == 16) {  // a group of 16: two spans, each into both 8-column blocks
+        if constexpr (kTf32 && kBlockK >= 16) {  // a group of kBlockK: its spans, each into its 8-column blocks
+          constexpr int kSpans = kBlockK / 8;
 #pragma unroll
-          for (int g16 = 0; g16 < kChannels / 16; ++g16) {
-            uint32_t a[2][4];
+          for (int group = 0; group < kChannels / kBlockK; ++group) {
+            uint32_t a[kSpans][4];
 #pragma unroll
-            for (int half = 0; half < 2; ++half) load_a(a_pixel + (2 * g16 + half) * kSpan, a[half], kTf32);
+            for (int q = 0; q < kSpans; ++q) load_a(a_pixel + (group * kSpans + q) * kSpan, a[q], kTf32);
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              float* d = acc[2 * g16 + h];
-              const uint4 b = *reinterpret_cast<const uint4*>(b_tap + (2 * g16 + h) * 32 * kWords);
-              Mma::fma(d[0], d[1], d[2], d[3], a[0][0], a[0][1], a[0][2], a[0][3], b.x, b.y, d[0], d[1], d[2], d[3]);
-              Mma::fma(d[0], d[1], d[2], d[3], a[1][0], a[1][1], a[1][2], a[1][3], b.z, b.w, d[0], d[1], d[2], d[3]);
+            for (int h = 0; h < kSpans; ++h) {
+              float* d = acc[group * kSpans + h];
+              const uint32_t* b = b_tap + (group * kSpans + h) * 32 * kWords;
+#pragma unroll
+              for (int q = 0; q < kSpans; ++q) {
+                const uint2 bq = *reinterpret_cast<const uint2*>(b + 2 * q);
+                Mma::fma(d[0], d[1], d[2], d[3], a[q][0], a[q][1], a[q][2], a[q][3], bq.x, bq.y, d[0], d[1], d[2],
+                         d[3]);
+              }
             }
           }
         } else if constexpr (kTf32) {  // a block of 8 channels a span

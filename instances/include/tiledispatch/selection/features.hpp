@@ -50,8 +50,8 @@ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // How a merged-group kernel (groups_to_merge GM > 1) runs `p`. fwd and bwd_data on the Hopper path (16-bit
 // types): the factor P where P consecutive groups, run as one, have the per-group GEMM extents tile_k / GM and
 // tile_n / GM (1: diagonal blocks; 2, 4: paired groups), else 0 (gathered block-diagonally, with zero MACs);
-// fp32: 1 where the direct kernel multiplies the diagonal blocks (C/G = K/G of 2, 4, 8 or 16, GM x C/G = tile_k
-// = tile_n), else 0. bwd_weight: 1 where the merged groups' K/G rows fill tile_m exactly, else 0.
+// fp32: 1 where the direct kernel multiplies the diagonal blocks (C/G = K/G of 2, 4, 8, 16 or 32, GM x C/G =
+// tile_k = tile_n), else 0. bwd_weight: 1 where the merged groups' K/G rows fill tile_m exactly, else 0.
 inline int64_t merged_group_pairing(const ConvProblem& p, ConvDirection direction, DataType dtype,
                                     const KernelTraits& kernel) {
   const int64_t gm = kernel.groups_to_merge;
@@ -59,7 +59,7 @@ inline int64_t merged_group_pairing(const ConvProblem& p, ConvDirection directio
   if (direction == ConvDirection::kBwdWeight) return gm * p.k_per_group() == kernel.tile_m ? 1 : 0;
   if (dtype != DataType::kFp16 && dtype != DataType::kBf16) {
     const int64_t cg = p.c_per_group();
-    const bool width = cg == 2 || cg == 4 || cg == 8 || cg == 16;
+    const bool width = cg == 2 || cg == 4 || cg == 8 || cg == 16 || cg == 32;
     return width && cg == p.k_per_group() && cg * gm == kernel.tile_k && cg * gm == kernel.tile_n ? 1 : 0;
   }
   const bool fwd = direction == ConvDirection::kFwd;
