@@ -23,8 +23,8 @@ struct BwdWeightRun {
   int k_batch = 1;
   double rel_l2 = INFINITY;
   double scale = NAN;   // <got, ref> / <ref, ref> - 1: a bias of the accumulation scales the result
-  std::string failure;  // empty when the run passed: relative L2 within the profiler's tolerance (fp32 2e-3,
-                        // 16-bit 1e-2) and, at k_batch > 1, the same bits again
+  std::string failure;  // empty when the run passed: relative L2 within relative_l2_tolerance and, at
+                        // k_batch > 1, the same bits again
   bool rerun = false;
 };
 
@@ -88,7 +88,7 @@ inline std::vector<BwdWeightRun> run_bwd_weight(const GroupedConvInstance& inst,
       TD_CHECK_CUDA(cudaMemcpy(got_host.data(), got.ptr, got.bytes, cudaMemcpyDeviceToHost));
       double ref_norm = 0;
       run.rel_l2 = relative_l2(got_host, ref_host, &ref_norm);
-      const double tolerance = dt == DataType::kFp32 ? 2e-3 : 1e-2;
+      const double tolerance = relative_l2_tolerance(dt);
       if (!(run.rel_l2 <= tolerance) || ref_norm == 0) fail("relative L2 above " + std::to_string(tolerance));
       double dot = 0;
       for (size_t i = 0; i < got_host.size(); ++i) dot += double(got_host[i]) * ref_host[i];

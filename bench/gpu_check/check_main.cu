@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
             TD_CHECK_CUDA(cudaMemcpy(got_host.data(), got.ptr, got.bytes, cudaMemcpyDeviceToHost));
             double ref_norm = 0;
             const double err = relative_l2(got_host, ref_host, &ref_norm);
-            const double tol = sig.dtype == DataType::kFp32 ? 2e-3 : 1e-2;
+            const double tol = relative_l2_tolerance(sig.dtype);
             if (!(err <= tol) || ref_norm == 0) {
               char buf[160];
               std::snprintf(buf, sizeof buf, "relative L2 %.3e > %.0e (|ref| %.3e)", err, tol, ref_norm);

@@ -244,7 +244,7 @@ bool Session::run(const Job& job) {
 
   bool ok = true;
   std::vector<Result> job_results;
-  const double tol = tolerance(job.dtype);
+  const double tol = relative_l2_tolerance(job.dtype);
   for (const GroupedConvInstance* instance : candidates) {
     if (selection_ != nullptr && chosen.count(instance) == 0) continue;
     Result base;
@@ -363,7 +363,6 @@ std::string require_gpu() {
   return s.str();
 }
 
-double tolerance(DataType dtype) { return dtype == DataType::kFp32 ? 2e-3 : 1e-2; }
 
 bool run_sweep(const Options& options, const Registry& registry, const std::vector<NamedProblem>& problems,
                KernelSelection* selection, std::vector<Result>& results, std::ostream& out,

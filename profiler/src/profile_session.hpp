@@ -29,8 +29,6 @@ class ContextLostError : public std::runtime_error {
 // The first CUDA call of the process: throws NoGpuError when no device answers; returns a one-line description.
 std::string require_gpu();
 
-// Relative L2 tolerance of DESIGN.md "Correctness and numbers": fp16/bf16 1e-2, fp32 (TF32 MMA) 2e-3.
-double tolerance(DataType dtype);
 
 // Runs every job, appending one Result per (instance, split-K) to `results` as it goes; with a `selection`
 // (--select), only the (instance, split-K) pairs it chooses among the supported ones. Per-instance lines and

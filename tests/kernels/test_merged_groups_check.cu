@@ -202,8 +202,7 @@ int main() {
       TD_CHECK_CUDA(cudaMemcpy(ref.data(), b.ref, ref.size() * 4, cudaMemcpyDeviceToHost));
       TD_CHECK_CUDA(cudaMemcpy(got.data(), b.got, got.size() * 4, cudaMemcpyDeviceToHost));
       const double err = check::relative_l2(got, ref);
-      const double tolerance = dt == DataType::kFp32 ? 2e-3 : 1e-2;  // the profiler's: TF32 against 16-bit
-      if (!(err <= tolerance)) {
+      if (!(err <= relative_l2_tolerance(dt))) {
         failure += (failure.empty() ? "" : "; ") + std::string("relative L2 ") + std::to_string(err);
       }
       ++checked;

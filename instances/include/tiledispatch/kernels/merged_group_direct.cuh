@@ -466,7 +466,7 @@ __global__ void __launch_bounds__(kThreads)
       for (int e = entry_begin; e < entry_end; ++e) {
         const Element* a_pixel = a_base + tap_shift[e];
         const uint32_t* b_tap = weight_smem + e * (kBlocks * 32 * kWords) + lane * kWords;
-        if constexpr (kTf32 && kBlockK >= 16) {  // a group of kBlockK: its spans, each into its 8-column blocks
+        if constexpr (kTf32) {  // a block or group of kBlockK channels: its spans, each into its 8-column blocks
           constexpr int kSpans = kBlockK / 8;
 #pragma unroll
           for (int group = 0; group < kChannels / kBlockK; ++group) {
@@ -484,15 +484,6 @@ __global__ void __launch_bounds__(kThreads)
                          d[3]);
               }
             }
-          }
-        } else if constexpr (kTf32) {  // a block of 8 channels a span
-#pragma unroll
-          for (int c8 = 0; c8 < kChannels / 8; ++c8) {
-            uint32_t a[4];
-            load_a(a_pixel + c8 * kSpan, a, kTf32);
-            float* d = acc[c8];
-            const uint2 b = *reinterpret_cast<const uint2*>(b_tap + c8 * 32 * kWords);
-            Mma::fma(d[0], d[1], d[2], d[3], a[0], a[1], a[2], a[3], b.x, b.y, d[0], d[1], d[2], d[3]);
           }
         } else {
 #pragma unroll

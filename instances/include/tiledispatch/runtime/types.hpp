@@ -82,6 +82,10 @@ constexpr std::string_view to_token(KernelFamily f) {
 
 constexpr int element_bytes(DataType t) { return t == DataType::kFp32 ? 4 : 2; }
 
+// The relative L2 error a result may have against the reference (DESIGN.md "Correctness and numbers"): fp16 and
+// bf16 1e-2, fp32 (TF32 MMAs) 2e-3. The profiler and the GPU checks hold every instance to it.
+constexpr double relative_l2_tolerance(DataType t) { return t == DataType::kFp32 ? 2e-3 : 1e-2; }
+
 inline std::optional<ConvDirection> parse_direction(std::string_view s) {
   for (auto d : {ConvDirection::kFwd, ConvDirection::kBwdData, ConvDirection::kBwdWeight}) {
     if (to_token(d) == s) return d;

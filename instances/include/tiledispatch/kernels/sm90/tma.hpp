@@ -82,6 +82,7 @@ inline EncodeTiled encode_tiled_entry() {
   return entry;
 }
 
+// The driver's element type of `dtype`.
 constexpr CUtensorMapDataType tma_data_type(DataType dtype) {
   return dtype == DataType::kBf16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
          : dtype == DataType::kFp32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
@@ -104,9 +105,8 @@ inline bool encode_tma_tiled(CUtensorMap& map, DataType dtype, const void* base,
     box_dims[i] = box[i];
     if (i + 1 < rank) strides[i] = pitch_bytes[i];
   }
-  const CUtensorMapDataType type = tma_data_type(dtype);
-  const CUresult result = encode(&map, type, cuuint32_t(rank), const_cast<void*>(base), dims, strides, box_dims,
-                                 element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, tma_swizzle(span_bytes),
+  const CUresult result = encode(&map, tma_data_type(dtype), cuuint32_t(rank), const_cast<void*>(base), dims, strides,
+                                 box_dims, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, tma_swizzle(span_bytes),
                                  CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return result == CUDA_SUCCESS;
 }
@@ -175,10 +175,9 @@ inline bool encode_tma_im2col(CUtensorMap& map, DataType dtype, const void* base
   dims[rank - 1] = g.extent[4];
   for (int i = 0; i < g.spatial; ++i) element_strides[i + 1] = g.stride[i];
   cuuint64_t strides[4] = {};
-  uint64_t pitch = 2;  // bytes of one element
+  uint64_t pitch = uint64_t(element_bytes(dtype));
   for (int i = 0; i + 1 < rank; ++i) strides[i] = pitch *= dims[i];
-  const CUtensorMapDataType type = tma_data_type(dtype);
-  const CUresult result = encode(&map, type, cuuint32_t(rank), const_cast<void*>(base), dims, strides,
+  const CUresult result = encode(&map, tma_data_type(dtype), cuuint32_t(rank), const_cast<void*>(base), dims, strides,
                                  g.lower_corner, g.upper_corner, channels, pixels, element_strides,
                                  CU_TENSOR_MAP_INTERLEAVE_NONE, tma_swizzle(span_bytes),
                                  CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
