@@ -1,8 +1,9 @@
-"""Per-direction problem sets derived from CK's forward training shapes.
+"""Per-direction problem sets derived from CK's forward training shapes and ``grouped_layers``.
 
 ``forward_synthetic_extended.csv`` (1,886 rows, the upstream forward training set) lists layer shapes; 104
-rows repeat an earlier one. Every layer that trains runs all three directions on the same shape, so each
-direction's set is the same de-duplicated shape list, in first-seen order, with a ``name`` column
+rows repeat an earlier one. ``heuristics.grouped_layers`` appends 66 network-scale grouped layers after them
+(so the CK shapes keep their indices). Every layer that trains runs all three directions on the same shape,
+so each direction's set is the same de-duplicated shape list, in first-seen order, with a ``name`` column
 (``<dir>_<index>``). The backward sets therefore hold exactly the layers the forward set holds, which keeps
 the three models' evaluations comparable shape for shape. ``sample`` picks a deterministic subset for a
 shorter sweep."""

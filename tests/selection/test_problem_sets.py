@@ -1,4 +1,5 @@
-"""The committed per-direction problem sets are CK's forward shapes, de-duplicated, for every direction."""
+"""The committed per-direction problem sets are CK's forward shapes and the grouped layers, de-duplicated, for
+every direction."""
 
 from __future__ import annotations
 
@@ -7,12 +8,21 @@ import csv
 import pytest
 
 from generators.problem import CSV_COLUMNS, load_problems
+from heuristics.grouped_layers import grouped_layers
 from heuristics.problem_sets import direction_set, sample, to_csv
 from tests.conftest import SHARED_DIR
 from tests.selection.conftest import REPO_ROOT
 
 SOURCE = SHARED_DIR / "problems" / "forward_synthetic_extended.csv"
 SETS = REPO_ROOT / "heuristics" / "problem_sets"
+BENCH_TABLES = (
+    *sorted((REPO_ROOT / "bench" / "problems").glob("*.csv")),
+    SHARED_DIR / "problems" / "dev_suite.csv",
+)
+
+
+def _key(problem) -> tuple[int, ...]:
+    return tuple(getattr(problem, c) for c in CSV_COLUMNS)
 
 
 def test_committed_sets_hold_each_source_shape_once():
@@ -20,6 +30,7 @@ def test_committed_sets_hold_each_source_shape_once():
         pytest.skip(f"{SOURCE} is not on this machine")
     with SOURCE.open() as f:
         source = [tuple(int(r[c]) for c in CSV_COLUMNS) for r in csv.DictReader(f)]
+    source += [_key(p) for p in grouped_layers()]
     for direction in ("fwd", "bwd_data", "bwd_weight"):
         with (SETS / f"{direction}.csv").open() as f:
             rows = list(csv.DictReader(f))
@@ -32,7 +43,7 @@ def test_committed_sets_hold_each_source_shape_once():
 def test_committed_sets_are_what_the_command_derives():
     if not SOURCE.exists():
         pytest.skip(f"{SOURCE} is not on this machine")
-    problems = load_problems(SOURCE)
+    problems = [*load_problems(SOURCE), *grouped_layers()]
     for direction in ("fwd", "bwd_data", "bwd_weight"):
         assert (SETS / f"{direction}.csv").read_text() == to_csv(direction_set(problems, direction))
 
@@ -45,3 +56,17 @@ def test_sample_is_seeded_and_order_preserving():
     assert indices == sorted(indices)
     with pytest.raises(ValueError, match="unknown direction"):
         direction_set(problems, "sideways")
+
+
+def test_grouped_layers_are_network_scale_and_not_benchmark_shapes():
+    layers = grouped_layers()
+    keys = [_key(p) for p in layers]
+    assert len(keys) == len(set(keys)) == 66
+    widths = {p.C // p.G for p in layers}
+    assert widths == {2, 4, 8, 16, 24, 32} and all(p.C == p.K for p in layers)
+    assert {p.output_spatial[1:] for p in layers} == {(56, 56), (28, 28), (14, 14), (7, 7)}
+    assert {(p.stride_h, p.Hi) for p in layers if p.stride_h == 2} == {(2, 56), (2, 28), (2, 14)}
+    for table in BENCH_TABLES:
+        if table.exists():  # the dev suite lives in ../shared
+            overlap = set(keys) & {_key(p) for p in load_problems(table)}
+            assert not overlap, f"{table.name} shares {len(overlap)} shapes with the training layers"

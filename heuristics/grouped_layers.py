@@ -1,0 +1,54 @@
+"""ResNeXt- and RegNet-style grouped layers that CK's forward training set lacks at network scale.
+
+CK's set holds its small-C/G shapes (C/G 8 to 32) at 16x16 with N <= 16 only, so a model trained on it never
+sees where the merged-group kernels pay off: layers of 14x14 to 56x56 with 4 to 64 channels per group. This
+list adds them, shaped like the networks' stages: the channel count doubles as the image halves (128 channels
+at 56x56 ... 1024 at 7x7), every group width of ResNeXt and RegNet (2 to 32, and RegNet's 24, where the
+group count follows from the stage's channels), 3x3 with padding 1 at stride 1, and at stride 2 the first
+block of each stage. Batch 16 and 64, so that no layer is one of the benchmark tables' (those use batch 32:
+`bench/problems/small_groups.csv`, the dev suite), which stay shapes the models never trained on.
+"""
+
+from __future__ import annotations
+
+from generators.problem import ConvProblem
+
+GROUP_WIDTHS: tuple[int, ...] = (2, 4, 8, 16, 24, 32)
+STAGES: tuple[tuple[int, int], ...] = ((56, 128), (28, 256), (14, 512), (7, 1024))  # (output size, channels)
+BATCHES: tuple[int, ...] = (16, 64)
+STRIDED_BATCH = 16
+
+
+def _layer(batch: int, channels: int, width: int, size: int, stride: int) -> ConvProblem:
+    groups = max(1, round(channels / width))
+    return ConvProblem(
+        N=batch,
+        C=groups * width,
+        K=groups * width,
+        G=groups,
+        Hi=size * stride,
+        Wi=size * stride,
+        Y=3,
+        X=3,
+        stride_h=stride,
+        stride_w=stride,
+        pad_h=1,
+        pad_w=1,
+    )
+
+
+def grouped_layers() -> list[ConvProblem]:
+    """Every stage x group width x batch at stride 1, then each stage's strided first block (not the first
+    stage's: a stem precedes it)."""
+    unit = [
+        _layer(batch, channels, width, size, 1)
+        for width in GROUP_WIDTHS
+        for size, channels in STAGES
+        for batch in BATCHES
+    ]
+    strided = [
+        _layer(STRIDED_BATCH, channels, width, size, 2)
+        for width in GROUP_WIDTHS
+        for size, channels in STAGES[1:]
+    ]
+    return unit + strided
