@@ -12,21 +12,21 @@ TF32 MMAs, ``FP32_DIRECT_MERGED_GROUP_TILES``), bwd_data a 16-wide tile for few 
 (``NARROW_BWD_DATA_TILES``), fwd a 256-row tile for width-unfolded layers (``UNFOLDED_FWD_TILES``), bwd_weight
 five 16- and 32-row tiles it runs transposed (``TRANSPOSED_BWD_WEIGHT_TILES``), seven for small C/G, six of
 them merged groups that run the direct merged-group kernel where gm x K/G = tile_m
-(``SMALL_CG_BWD_WEIGHT_TILES``), four more on one pipeline each whose four waves and 128-pixel chains run that
-kernel faster (``DIRECT_BWD_WEIGHT_TILES``; fp32 bwd_weight has these four alone, with 64-pixel chains,
-``FP32_DIRECT_BWD_WEIGHT_TILES``), and one gm-2 tile whose merged groups come by TMA in 128-byte rows
-(``MERGED_TMA_BWD_WEIGHT_TILES``). Every direction adds its depthwise direct kernels. 2D: filters 3, 5
-and 7 (fp32 forward: 3 and 5) x strides 1 and 2 on the shapes of ``DEFAULT_DEPTHWISE`` (one per direction and
-dtype, three or four for 16-bit types): six per request for fp32 (four for fp32 forward), twelve (16-bit fwd),
-fourteen (16-bit bwd_data) and twelve (16-bit bwd_weight) for fp16 and bf16. 3D (cubic filter,
-docs/depthwise.md "3D"): filters 3, 5 and 7 x strides 1 and 2 on the shapes of ``DEFAULT_DEPTHWISE_3D``: in
-16-bit types fwd 8x32 nb2 sub1x4 vec 8 and bwd_data 8x32 nb2 sub2x4 vec 8, each with the 8x16 nb4 vec-4 shape
-of its sub-tile for 3x3 (channel counts that are multiples of 4), and bwd_weight 16x16 nb4 sub2x4 vec 8 for
-3x3 beside vec 4 for 3/5/7; in fp32 fwd 8x16 nb4 sub1x4 vec 4, bwd_data 8x16 nb4 sub2x4 vec 4 and bwd_weight
-16x16 nb4 sub2x4 vec 4. fwd adds 8x16 nb2 sub1x4, whose halved channel slice fits stride 2: vec 8 for 7x7 in
-16-bit types, vec 4 for 5x5 and 7x7 in fp32. Candidates per request: ten (fwd), eight (16-bit bwd_data and
-bwd_weight), six (fp32 bwd_data and bwd_weight), of which validity keeps nine (16-bit fwd), eight (fp32 fwd)
-and every other one.
+(``SMALL_CG_BWD_WEIGHT_TILES``), five more on one pipeline each whose four waves and 128-pixel chains run that
+kernel faster, one of them gm 32 for C/G = 2 (``DIRECT_BWD_WEIGHT_TILES``; fp32 bwd_weight has these five
+alone, with 64-pixel chains, and gm 2 for C/G = 32, ``FP32_DIRECT_BWD_WEIGHT_TILES``), and one gm-2 tile whose
+merged groups come by TMA in 128-byte rows (``MERGED_TMA_BWD_WEIGHT_TILES``). Every direction adds its
+depthwise direct kernels. 2D: filters 3, 5 and 7 (fp32 forward: 3 and 5) x strides 1 and 2 on the shapes of
+``DEFAULT_DEPTHWISE`` (one per direction and dtype, three or four for 16-bit types): six per request for fp32
+(four for fp32 forward), twelve (16-bit fwd), fourteen (16-bit bwd_data) and twelve (16-bit bwd_weight) for
+fp16 and bf16. 3D (cubic filter, docs/depthwise.md "3D"): filters 3, 5 and 7 x strides 1 and 2 on the shapes
+of ``DEFAULT_DEPTHWISE_3D``: in 16-bit types fwd 8x32 nb2 sub1x4 vec 8 and bwd_data 8x32 nb2 sub2x4 vec 8,
+each with the 8x16 nb4 vec-4 shape of its sub-tile for 3x3 (channel counts that are multiples of 4), and
+bwd_weight 16x16 nb4 sub2x4 vec 8 for 3x3 beside vec 4 for 3/5/7; in fp32 fwd 8x16 nb4 sub1x4 vec 4, bwd_data
+8x16 nb4 sub2x4 vec 4 and bwd_weight 16x16 nb4 sub2x4 vec 4. fwd adds 8x16 nb2 sub1x4, whose halved channel
+slice fits stride 2: vec 8 for 7x7 in 16-bit types, vec 4 for 5x5 and 7x7 in fp32. Candidates per request: ten
+(fwd), eight (16-bit bwd_data and bwd_weight), six (fp32 bwd_data and bwd_weight), of which validity keeps
+nine (16-bit fwd), eight (fp32 fwd) and every other one.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
@@ -138,12 +138,12 @@ SMALL_CG_BWD_WEIGHT_TILES = (
     (space.parse_tiles("64x64x64")[0], (2, 2, 1), 2, space.vector_strategy("UNIFORM_MAX")),  # K/G 32
     (space.parse_tiles("64x64x64")[0], (1, 2, 1), 4, space.vector_strategy("UNIFORM_MAX")),  # K/G 16
 )
-# bwd_weight of C/G = K/G = 4, 8 and 16 on the direct merged-group kernel with four waves (256 threads) and
-# 128-pixel MMA chains (tile_k): gm x K/G = 64 rows on mem's four copy stages (gm 16 at C/G = 4, gm 8 at 8),
-# 32 (gm 2 at 16), and 128 (gm 16 at 8) on compv3's two, what 128 channels' stages leave room for. Wider
-# CTAs read longer channel runs and give the warps more work per copied tile: on the H100 (fp16, G = 32,
-# N = 32) resnext101_32x8d_56 67.4 us on 128 rows and 75.4 on 64 against 110.2 on the best 16- and 32-row tile
-# (docs/performance.md, session 33). (tile, waves, gm, vectors, pipeline)
+# bwd_weight of C/G = K/G = 2, 4, 8 and 16 on the direct merged-group kernel with four waves (256 threads)
+# and 128-pixel MMA chains (tile_k): gm x K/G = 64 rows on mem's four copy stages (gm 32 at C/G = 2, 16 at
+# 4, 8 at 8), 32 (gm 2 at 16), and 128 (gm 16 at 8) on compv3's two, what 128 channels' stages leave room
+# for. Wider CTAs read longer channel runs and give the warps more work per copied tile: on the H100 (fp16,
+# G = 32, N = 32) resnext101_32x8d_56 67.4 us on 128 rows and 75.4 on 64 against 110.2 on the best 16- and
+# 32-row tile (docs/performance.md, session 33). (tile, waves, gm, vectors, pipeline)
 DIRECT_BWD_WEIGHT_TILES = tuple(
     (space.parse_tiles(tile)[0], (2, 2, 1), gm, space.vector_strategy(vectors), pipeline)
     for tile, gm, vectors, pipeline in (
@@ -151,6 +151,7 @@ DIRECT_BWD_WEIGHT_TILES = tuple(
         ("64x64x128", 16, "MAX_AB_HALF_C", Pipeline.MEM),  # 8, 8, 4
         ("32x64x128", 2, "UNIFORM_MAX", Pipeline.MEM),
         ("128x64x128", 16, "UNIFORM_MAX", Pipeline.COMPV3),
+        ("64x64x128", 32, "UNIFORM_MAX", Pipeline.MEM),  # C/G = K/G = 2: C/G 4's 64 channels a CTA
     )
 )
 # fp32 bwd_weight of C/G = K/G = 4, 8 and 16 on the same kernel (TF32 m16n8k8 from single 32-bit loads, each
@@ -165,6 +166,7 @@ FP32_DIRECT_BWD_WEIGHT_TILES = tuple(
         ("32x64x64", 2, Pipeline.MEM),
         ("128x64x64", 16, Pipeline.COMPV3),
         ("64x64x64", 2, Pipeline.MEM),
+        ("64x64x64", 32, Pipeline.MEM),
     )
 )
 # bwd_weight of grouped layers with C/G = K/G = 32 (ResNeXt's late stages, grouped video layers): gm 2

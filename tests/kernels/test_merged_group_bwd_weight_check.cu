@@ -1,6 +1,6 @@
 // GPU check of merged-group bwd_weight by the direct kernel (kernels/merged_group_bwd_weight.cuh): hand
-// configurations with num_groups_to_merge 2 to 16 (fp32 on TF32 MMAs too) on grouped problems with C/G and K/G
-// of 4 to 32 (2D and 3D, odd sizes, stride 2, dilation 2, padding past the filter radius, rows wider than the
+// configurations with num_groups_to_merge 2 to 32 (fp32 on TF32 MMAs too) on grouped problems with C/G and K/G
+// of 2 to 32 (2D and 3D, odd sizes, stride 2, dilation 2, padding past the filter radius, rows wider than the
 // pixel tile, C/G != K/G, a long reduction), each run as bench/gpu_check/bwd_weight_runs.cuh does it (k_batch
 // 1, 3, 16 and the largest automatic factor, poisoned outputs, bit-identical reruns). No run may scale the result
 // (|<got, ref> / <ref, ref> - 1| <= 1e-3: a bias of the tensor cores' round-toward-zero accumulation would, on
@@ -38,6 +38,9 @@ TD_HAND(bwdw_fp32_mg_32x64x64_gm2,  kBwdWeight, 2, kFp32, kDefault,  32,64,64,  
 TD_HAND(bwdw_fp32_mg_128x64x64_gm16, kBwdWeight, 2, kFp32, kDefault, 128,64,64,    2,2,1,  32,32,8,    4,4,4,  kCompV3,  kIntrawave, kCShuffle, false, 16, false, false, false, false, 1)
 TD_HAND(bwdw_fp32_mg_3d_64x64x64_gm8, kBwdWeight, 3, kFp32, kDefault, 64,64,64,    2,2,1,  32,32,8,    4,4,4,  kMem,     kIntrawave, kCShuffle, false, 8, true,  false, false, false, 1)
 TD_HAND(bwdw_fp32_mg_64x64x64_gm2,  kBwdWeight, 2, kFp32, kDefault,  64,64,64,     2,2,1,  32,32,8,    4,4,4,  kMem,     kIntrawave, kCShuffle, false, 2, false, false, false, false, 1)
+TD_HAND(bwdw_fp16_mg_64x64x128_gm32, kBwdWeight, 2, kFp16, kDefault, 64,64,128,    2,2,1,  32,32,16,   8,8,8,  kMem,     kIntrawave, kCShuffle, false, 32, false, false, false, false, 1)
+TD_HAND(bwdw_bf16_mg_3d_64x64x128_gm32, kBwdWeight, 3, kBf16, kDefault, 64,64,128, 2,2,1,  32,32,16,   8,8,8,  kMem,     kIntrawave, kCShuffle, false, 32, true,  false, false, false, 1)
+TD_HAND(bwdw_fp32_mg_64x64x64_gm32, kBwdWeight, 2, kFp32, kDefault,  64,64,64,     2,2,1,  32,32,8,    4,4,4,  kMem,     kIntrawave, kCShuffle, false, 32, false, false, false, false, 1)
 // clang-format on
 }  // namespace tiledispatch::hand
 
@@ -49,6 +52,7 @@ using check::conv3d;
 struct Entry {
   std::unique_ptr<GroupedConvInstance> instance;
   bool (*runs_merged_direct)(const ConvProblem&);
+  int64_t (*channel_padding)(const ConvProblem&);  // a run of the padded problem is not the direct kernel's
   int tile_m, gm;
   bool tma_boxes;  // 64x128x64 gm 2: 128-byte input boxes
 };
@@ -57,7 +61,8 @@ Entry entry() {
   static_assert(Instance::kRuns, "a hand configuration that no kernel generation builds");
   constexpr bool kTmaBoxes = Instance::Config::kGroupsToMerge == 2 && Instance::Config::kTileM == 64 &&
                              Instance::Config::kTileN == 128;
-  return {std::make_unique<Instance>(), &Instance::runs_merged_direct, Instance::Config::kTileM,
+  return {std::make_unique<Instance>(), &Instance::runs_merged_direct, &Instance::channel_padding,
+          Instance::Config::kTileM,
           Instance::Config::kGroupsToMerge, kTmaBoxes};
 }
 
@@ -82,6 +87,9 @@ int main() {
   list.push_back(entry<bwdw_fp32_mg_128x64x64_gm16>());
   list.push_back(entry<bwdw_fp32_mg_3d_64x64x64_gm8>());
   list.push_back(entry<bwdw_fp32_mg_64x64x64_gm2>());
+  list.push_back(entry<bwdw_fp16_mg_64x64x128_gm32>());
+  list.push_back(entry<bwdw_bf16_mg_3d_64x64x128_gm32>());
+  list.push_back(entry<bwdw_fp32_mg_64x64x64_gm32>());
   // conv2d(G, N, C, K, H, W, filter, stride, pad, dilation); conv3d(G, N, C, K, D, H, W, ...).
   const std::vector<check::BatteryEntry> cases = {
       {"8/8 G=32 odd 15x13", conv2d(32, 2, 256, 256, 15, 13, 3, 1, 1, 1)},
@@ -102,6 +110,10 @@ int main() {
       {"3D 32/32 G=4 stride 2 odd 5x7x6", conv3d(4, 1, 128, 128, 5, 7, 6, 3, 2, 1, 1)},
       {"3D C/G=16 K/G=32 G=4 odd 3x5x7", conv3d(4, 2, 64, 128, 3, 5, 7, 3, 1, 1, 1)},
       {"3D 8/8 G=8 odd 3x5x5", conv3d(8, 2, 64, 64, 3, 5, 5, 3, 1, 1, 1)},
+      {"2/2 G=64 odd 15x13", conv2d(64, 2, 128, 128, 15, 13, 3, 1, 1, 1)},
+      {"2/2 G=32 stride 2 odd 17x11 N=1", conv2d(32, 1, 64, 64, 17, 11, 3, 2, 1, 1)},
+      {"2/2 G=32 5x5 pad 3 past the radius 9x9", conv2d(32, 2, 64, 64, 9, 9, 5, 1, 3, 1)},
+      {"3D 2/2 G=32 odd 3x5x7", conv3d(32, 2, 64, 64, 3, 5, 7, 3, 1, 1, 1)},
       {"long reduction 16/16 G=4 GEMM K 2^20", conv2d(4, 64, 64, 64, 128, 128, 3, 1, 1, 1)},
   };
   const int sms = check::sm_count();
@@ -117,7 +129,7 @@ int main() {
       const bool by_tma = e.tma_boxes && (cg * e.gm) % 64 == 0;
       const bool expected = p.G % e.gm == 0 && kg * e.gm == e.tile_m && (cg * e.gm) % 8 == 0 &&
                             (kg * e.gm) % 8 == 0 && !by_tma;
-      const bool runs_direct = e.runs_merged_direct(p);
+      const bool runs_direct = e.runs_merged_direct(p) && e.channel_padding(p) == 0;
       const auto runs = check::run_bwd_weight(inst, p, sms, seed, name + " | " + c.what);
       for (check::BwdWeightRun run : runs) {
         const auto fail = [&run](const char* why) {

@@ -1,7 +1,7 @@
 """Merged-group bwd_weight by the direct kernel on the GPU
 (tests/kernels/test_merged_group_bwd_weight_check.cu): correct on poisoned weights and workspaces against
 the reference at split-K 1 and above, bit-identical when rerun at split-K > 1, and the direct kernel taken
-exactly where gm x K/G is the configuration's tile_m."""
+exactly where gm x K/G is the configuration's tile_m (C/G = 2 too: as given, not channel-padded)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ def test_merged_group_bwd_weight(tmp_path: Path) -> None:
         assert any(line.split()[1] == instance for line in on_direct), instance
     assert any("| implicit gemm |" in line for line in passed)
     for needed in (
+        "2/2",
+        "3D 2/2",
         "4/4",
         "8/8",
         "16/16",
@@ -53,6 +55,13 @@ def test_merged_group_bwd_weight(tmp_path: Path) -> None:
         assert any("k_batch 1 " in line for line in runs) and any("k_batch 16 " in line for line in runs), (
             needed
         )
+    # C/G = K/G = 2 (below every vector) runs as given on gm 32, not channel-padded onto the implicit GEMM.
+    for needed in (
+        "bwdw_fp16_mg_64x64x128_gm32",
+        "bwdw_bf16_mg_3d_64x64x128_gm32",
+        "bwdw_fp32_mg_64x64x64_gm32",
+    ):
+        assert any(line.split()[1] == needed and "2/2 G=" in line for line in on_direct), needed
     # The 64x128x64 gm 2 configurations run 32/32 layers on the Hopper GEMM, both operands by TMA (2D, 3D).
     for what in ("| implicit gemm | 32/32", "| implicit gemm | 3D 32/32"):
         assert any("64x128x64" in line and what in line for line in passed), what

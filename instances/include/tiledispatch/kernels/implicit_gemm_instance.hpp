@@ -87,13 +87,23 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       // (make_merged_group_direct_plan holds its conditions): the GEMM's vectors and 32-bit offsets do not apply.
       if (runs_merged_direct_activations(p)) return Support::yes();
       // Each vector must stay inside one run of contiguous, equally predicated elements (conv_gemm_view.hpp),
-      // of the problem the kernel reads: paired groups read the paired problem's (the expanded weights).
-      const int factor = pairing(p);
-      const ConvProblem q = factor > 1 ? kernels::paired_problem(p, factor) : p;
-      constexpr DirectionRoles kRoles = direction_roles(Traits::kDirection);
-      if (Support s = check_vector("vector_size_a", Traits::kVectorSizeA, channel_run(q, kRoles.a, gm)); !s) return s;
-      if (Support s = check_vector("vector_size_b", Traits::kVectorSizeB, channel_run(q, kRoles.b, gm)); !s) return s;
-      if (Support s = check_vector("vector_size_c", Traits::kVectorSizeC, channel_run(q, kRoles.c, gm)); !s) return s;
+      // of the problem the kernel reads: paired groups read the paired problem's (the expanded weights). The
+      // direct bwd_weight kernel moves whole channel rows by tensor-map boxes and writes the gradient element by
+      // element, so a C/G below the vectors (C/G = 2) runs on it as given rather than channel-padded.
+      if (!runs_merged_direct(p)) {
+        const int factor = pairing(p);
+        const ConvProblem q = factor > 1 ? kernels::paired_problem(p, factor) : p;
+        constexpr DirectionRoles kRoles = direction_roles(Traits::kDirection);
+        if (Support s = check_vector("vector_size_a", Traits::kVectorSizeA, channel_run(q, kRoles.a, gm)); !s) {
+          return s;
+        }
+        if (Support s = check_vector("vector_size_b", Traits::kVectorSizeB, channel_run(q, kRoles.b, gm)); !s) {
+          return s;
+        }
+        if (Support s = check_vector("vector_size_c", Traits::kVectorSizeC, channel_run(q, kRoles.c, gm)); !s) {
+          return s;
+        }
+      }
       if constexpr (!Traits::kSplitImage) {
         // the direct bwd_weight kernel reads the activations by tensor maps and offsets the gradient in 64 bits
         // (its plan is asked only where a tensor is that large)
