@@ -27,7 +27,9 @@ DIRECTIONS = ("fwd", "bwd_data", "bwd_weight")
 
 
 def data_file(direction: str) -> Path:
-    return DATA_DIR / f"{direction}_fp16_h100.csv.gz"
+    """The direction's one data file, ``<dir>_fp16_<devices>.csv.gz``."""
+    (path,) = DATA_DIR.glob(f"{direction}_fp16_*.csv.gz")
+    return path
 
 
 @pytest.mark.parametrize("direction", DIRECTIONS)
