@@ -1,7 +1,7 @@
 """ResNeXt- and RegNet-style grouped layers that CK's forward training set lacks at network scale.
 
 CK's set holds its small-C/G shapes (C/G 8 to 32) at 16x16 with N <= 16 only, so a model trained on it never
-sees where the merged-group kernels pay off: layers of 14x14 to 56x56 with 4 to 64 channels per group. This
+sees where the merged-group kernels pay off: layers of 7x7 to 56x56 with 2 to 32 channels per group. This
 list adds them, shaped like the networks' stages: the channel count doubles as the image halves (128 channels
 at 56x56 ... 1024 at 7x7), every group width of ResNeXt and RegNet (2 to 32, and RegNet's 24, where the
 group count follows from the stage's channels), 3x3 with padding 1 at stride 1, and at stride 2 the first
