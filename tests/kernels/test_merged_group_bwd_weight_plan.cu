@@ -163,7 +163,7 @@ int main() {
   for (const int bytes : {2, 4}) {
     checked_bytes = bytes;
     for (const ConvProblem& p : problems) {
-      for (int gm : {1, 2, 4, 8, 16}) {
+      for (int gm : {1, 2, 4, 8, 16, 32}) {
         for (int warps : {2, 4, 8}) {
           for (int stages : {2, 4}) {
             for (int chain : {8, 64, 128}) {
