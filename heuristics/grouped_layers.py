@@ -20,7 +20,7 @@ STRIDED_BATCH = 16
 
 
 def _layer(batch: int, channels: int, width: int, size: int, stride: int) -> ConvProblem:
-    groups = max(1, round(channels / width))
+    groups = round(channels / width)
     return ConvProblem(
         N=batch,
         C=groups * width,

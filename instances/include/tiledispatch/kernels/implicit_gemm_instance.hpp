@@ -86,30 +86,18 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       // The direct kernel copies whole 16-byte vectors of the merged groups' channels and indexes in 64 bits
       // (make_merged_group_direct_plan holds its conditions): the GEMM's vectors and 32-bit offsets do not apply.
       if (runs_merged_direct_activations(p)) return Support::yes();
-      // Each vector must stay inside one run of contiguous, equally predicated elements (conv_gemm_view.hpp),
-      // of the problem the kernel reads: paired groups read the paired problem's (the expanded weights). The
-      // direct bwd_weight kernel moves whole channel rows by tensor-map boxes and writes the gradient element by
-      // element, so a C/G below the vectors (C/G = 2) runs on it as given rather than channel-padded.
-      if (!runs_merged_direct(p)) {
-        const int factor = pairing(p);
-        const ConvProblem q = factor > 1 ? kernels::paired_problem(p, factor) : p;
-        constexpr DirectionRoles kRoles = direction_roles(Traits::kDirection);
-        if (Support s = check_vector("vector_size_a", Traits::kVectorSizeA, channel_run(q, kRoles.a, gm)); !s) {
-          return s;
-        }
-        if (Support s = check_vector("vector_size_b", Traits::kVectorSizeB, channel_run(q, kRoles.b, gm)); !s) {
-          return s;
-        }
-        if (Support s = check_vector("vector_size_c", Traits::kVectorSizeC, channel_run(q, kRoles.c, gm)); !s) {
-          return s;
-        }
+      // The direct bwd_weight kernel moves whole channel rows by tensor-map boxes and writes the gradient
+      // element by element, so the GEMM's vectors do not apply to it either: a C/G below them (C/G = 2) runs on
+      // it as given rather than channel-padded.
+      const bool direct_weight = runs_merged_direct(p);
+      if (!direct_weight) {
+        if (Support s = check_vectors(p); !s) return s;
       }
       if constexpr (!Traits::kSplitImage) {
         // the direct bwd_weight kernel reads the activations by tensor maps and offsets the gradient in 64 bits
-        // (its plan is asked only where a tensor is that large)
         if ((!kernels::fits_int32(p.input_elements()) || !kernels::fits_int32(p.weight_elements()) ||
              !kernels::fits_int32(p.output_elements())) &&
-            !runs_merged_direct(p)) {
+            !direct_weight) {
           return Support::no("a tensor holds more than 2^31-1 elements and the instance is not split_image "
                              "(32-bit offsets)");
         }
@@ -1154,6 +1142,18 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     kernels::streamk_finalize<Config, Traits::kStreamKReduction == StreamKReduction::kLinear>
         <<<unsigned(plan.tiles), 256, 0, args.stream>>>(params, plan, slots);
     return cudaGetLastError();
+  }
+
+  // Each vector must stay inside one run of contiguous, equally predicated elements (conv_gemm_view.hpp), of
+  // the problem the kernel reads: paired groups read the paired problem's (the expanded weights).
+  static Support check_vectors(const ConvProblem& p) {
+    const int64_t gm = Traits::kNumGroupsToMerge;
+    const int factor = pairing(p);
+    const ConvProblem q = factor > 1 ? kernels::paired_problem(p, factor) : p;
+    constexpr DirectionRoles kRoles = direction_roles(Traits::kDirection);
+    if (Support s = check_vector("vector_size_a", Traits::kVectorSizeA, channel_run(q, kRoles.a, gm)); !s) return s;
+    if (Support s = check_vector("vector_size_b", Traits::kVectorSizeB, channel_run(q, kRoles.b, gm)); !s) return s;
+    return check_vector("vector_size_c", Traits::kVectorSizeC, channel_run(q, kRoles.c, gm));
   }
 
   static Support check_vector(const char* field, int width, const ChannelRun& run) {

@@ -108,9 +108,9 @@ constexpr bool merged_group_direct_preferred(int64_t width, ConvDirection direct
 
 // The plan of `p` in `direction` (fwd; bwd_data at strides up to StridePhases::kMaxStride) for a CTA of
 // `channels` = gm x C/G channels of `element_bytes` bytes, `warps` warps, `stages` halo stages and tiles of
-// about `tile_pixels` dst pixels. False where the kernel cannot run it: C/G != K/G, C/G not 2, 4, 8 or 16, src
-// or dst of 2^31 pixels or more, a filter reach or CTA channels beyond a box's 256, or shared memory beyond
-// `smem_limit`. The grid (`ctas` a group block) is set by merged_group_direct_grid.
+// about `tile_pixels` dst pixels. False where the kernel cannot run it: C/G != K/G, C/G not 2, 4, 8 or 16 (fp32:
+// or 32), src or dst of 2^31 pixels or more, a filter reach or CTA channels beyond a box's 256, or shared memory
+// beyond `smem_limit`. The grid (`ctas` a group block) is set by merged_group_direct_grid.
 inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection direction, int gm, int channels,
                                           int element_bytes, int warps, int stages, int tile_pixels,
                                           size_t smem_limit, MergedGroupDirectPlan& plan) {
