@@ -1,5 +1,6 @@
-"""auto_split_k (runtime/split_k.hpp), the split-K factors a bwd_weight run tries when none is given: compiled
-on the host and asked about a grid of output-tile counts, GEMM K lengths and SM counts. CPU only."""
+"""auto_split_k (runtime/split_k.hpp), the split-K factors a bwd_weight run tries when none is given, and
+one_wave_split_k, the one a run takes when the caller leaves it to the library: compiled on the host and asked
+about a grid of output-tile counts, GEMM K lengths and SM counts. CPU only."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ MAX_SPLIT_K = 64
 
 
 @pytest.fixture(scope="module")
-def split_k_factors():
+def split_k_answers():
+    """The compiled driver: for each (tiles, gemm_k, sms) query, (auto_split_k's factors, the preferred)."""
     nvcc = find_nvcc()
     if nvcc is None:
         pytest.skip("no nvcc found (pinned wheel, $TD_NVCC, /usr/local/cuda)")
@@ -30,12 +32,20 @@ def split_k_factors():
     out_dir = REPO_ROOT / "build" / "test-runtime" / f"split_k-{hashlib.sha256(content).hexdigest()[:16]}"
     exe = compile_cached(nvcc, [DRIVER], flags, out_dir, "split_k")
 
-    def ask(queries: list[tuple[int, int, int]], min_per_split: int = MIN_SPLIT_K) -> list[list[int]]:
+    def ask(
+        queries: list[tuple[int, int, int]], min_per_split: int = MIN_SPLIT_K
+    ) -> list[tuple[list[int], int]]:
         stdin = "".join(f"{t} {k} {s} {min_per_split}\n" for t, k, s in queries)
         out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True, check=True).stdout
-        return [[int(x) for x in line.split()] for line in out.splitlines()]
+        answers = [line.split("|") for line in out.splitlines()]
+        return [([int(x) for x in factors.split()], int(preferred)) for factors, preferred in answers]
 
     return ask
+
+
+@pytest.fixture(scope="module")
+def split_k_factors(split_k_answers):
+    return lambda queries, min_per_split=MIN_SPLIT_K: [f for f, _ in split_k_answers(queries, min_per_split)]
 
 
 def fill(units: int, sms: int) -> float:
@@ -80,3 +90,23 @@ def test_coarse_units_set_their_own_minimum(split_k_factors) -> None:
     assert max(factors) == 16 and {2, 4, 8, 16} <= set(factors), factors
     (pixels,) = split_k_factors([(32, 32 * 49, 132)])
     assert max(pixels) <= 6, pixels
+
+
+def test_the_preferred_factor_is_the_largest_candidate_that_fits_one_round(split_k_answers) -> None:
+    queries = [
+        (t, k, s)
+        for t in (1, 2, 3, 9, 36, 97, 131, 132, 400)
+        for k in (300, 5_000, LONG_K)
+        for s in SM_COUNTS
+    ]
+    for (tiles, gemm_k, sms), (factors, preferred) in zip(queries, split_k_answers(queries), strict=True):
+        assert preferred in factors, (tiles, gemm_k, sms, factors, preferred)
+        assert preferred == 1 or tiles * preferred <= sms, (tiles, sms, preferred)
+        assert all(tiles * k > sms for k in factors if k > preferred), (tiles, sms, factors, preferred)
+
+
+def test_the_preferred_factor_by_hand(split_k_answers) -> None:
+    """9 tiles on 132 SMs: 14 splits make 126 units in one round (16 would need two); 400 tiles already fill
+    three rounds: no split; a 512-element reduction on 9 tiles: at most 2 splits of 256."""
+    answers = split_k_answers([(9, LONG_K, 132), (400, LONG_K, 132), (9, 512, 132), (1, LONG_K, 132)])
+    assert [preferred for _, preferred in answers] == [14, 1, 2, MAX_SPLIT_K]

@@ -341,17 +341,14 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   }
 
   std::vector<int> split_k_candidates(const ConvProblem& p, int sms) const override {
-    if (Traits::kDirection != ConvDirection::kBwdWeight || Traits::kStreamK) return {1};
-    if (const Rewrite r = rewrite(p); r.any()) return split_k_candidates(r.problem(p), sms);
-    if (kernels::MergedGroupBwdWeightPlan plan; merged_direct_plan(p, 1, plan)) {
-      // A split is whole steps, at least two (one's copies overlap the other's MMAs).
-      const int64_t ctas = (p.G / Traits::kNumGroupsToMerge) * ceil_div(plan.items, Config::kThreads / 32);
-      return auto_split_k(ctas, plan.steps, sms, 2);
-    }
-    const auto shape = kernels::make_conv_shape<int64_t>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
-    const int64_t tiles = ceil_div(shape.gemm_m, Traits::kTileM) * ceil_div(shape.gemm_n, Traits::kTileN) *
-                          (p.G / Traits::kNumGroupsToMerge);
-    return auto_split_k(tiles, shape.gemm_k, sms);
+    const SplitKWork work = split_k_work(p);
+    if (work.units == 0) return {1};
+    return auto_split_k(work.units, work.gemm_k, sms, work.min_per_split);
+  }
+
+  int preferred_split_k(const ConvProblem& p, int sms) const override {
+    const SplitKWork work = split_k_work(p);
+    return work.units == 0 ? 1 : one_wave_split_k(work.units, work.gemm_k, sms, work.min_per_split);
   }
 
   Support check_args(const ConvProblem& p, const ConvArgs& args) const override {
@@ -401,6 +398,25 @@ class ImplicitGemmInstance : public GroupedConvInstance {
   }
 
  private:
+  // What a split-K factor divides: `units` work units (output tiles, or the direct kernel's CTAs) each reducing
+  // `gemm_k` (elements, or the direct kernel's steps), at least `min_per_split` a split. No units: the run
+  // does not split (not bwd_weight, or stream-K).
+  struct SplitKWork {
+    int64_t units = 0, gemm_k = 0, min_per_split = kMinSplitK;
+  };
+  static SplitKWork split_k_work(const ConvProblem& p) {
+    if (Traits::kDirection != ConvDirection::kBwdWeight || Traits::kStreamK) return {};
+    if (const Rewrite r = rewrite(p); r.any()) return split_k_work(r.problem(p));
+    if (kernels::MergedGroupBwdWeightPlan plan; merged_direct_plan(p, 1, plan)) {
+      // A split is whole steps, at least two (one's copies overlap the other's MMAs).
+      return {(p.G / Traits::kNumGroupsToMerge) * ceil_div(plan.items, Config::kThreads / 32), plan.steps, 2};
+    }
+    const auto shape = kernels::make_conv_shape<int64_t>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
+    return {ceil_div(shape.gemm_m, Traits::kTileM) * ceil_div(shape.gemm_n, Traits::kTileN) *
+                (p.G / Traits::kNumGroupsToMerge),
+            shape.gemm_k};
+  }
+
   // Every vector that reads a C/G run (of the input or the weights) divides the padded C/G.
   static constexpr int64_t kPaddingWidth = [] {
     constexpr DirectionRoles kRoles = direction_roles(Traits::kDirection);

@@ -6,6 +6,10 @@
 // on 132 SMs for 55 % of the work, where k_batch 14 makes 126 units in one round. Every split still reduces at
 // least min_per_split GEMM-K elements (kMinSplitK; a kernel with coarser units passes its own count and
 // minimum), and no factor exceeds kMaxSplitK.
+//
+// A run that leaves the factor to the library (TD_K_BATCH_AUTO) takes one_wave_split_k: the largest candidate
+// that keeps every work unit in the first round on the SMs: a split adds a reduction, and a second round
+// waits for the first (docs/runtime.md, "Split-K", measures it against the other candidates).
 #pragma once
 
 #include <algorithm>
@@ -34,6 +38,15 @@ inline std::vector<int> auto_split_k(int64_t output_tiles, int64_t gemm_k, int s
   std::sort(factors.begin(), factors.end());
   factors.erase(std::unique(factors.begin(), factors.end()), factors.end());
   return factors;
+}
+
+inline int one_wave_split_k(int64_t output_tiles, int64_t gemm_k, int sms, int64_t min_per_split = kMinSplitK) {
+  const int64_t fits = std::max<int64_t>(1, int64_t(sms) / std::max<int64_t>(1, output_tiles));
+  int chosen = 1;
+  for (const int k : auto_split_k(output_tiles, gemm_k, sms, min_per_split)) {
+    if (k <= fits) chosen = k;
+  }
+  return chosen;
 }
 
 }  // namespace tiledispatch
