@@ -187,18 +187,42 @@ class DeviceGuard {
   bool restore_ = false;
 };
 
-void run(State& s, const char* name, const td_conv_problem* problem, const td_conv_args* in) {
-  const ProblemView view = convert(problem);
-  require(in != nullptr, "args is NULL");
-  const GroupedConvInstance& instance = name != nullptr ? find(s, name) : select(s, view);
+int sm_count_of(int device) {
+  if (device < 0) check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  int sms = 0;
+  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+             "cudaDeviceGetAttribute (multiprocessor count)");
+  return sms;
+}
+
+std::string k_batch_refusal(int32_t k_batch) {
+  return "k_batch " + std::to_string(k_batch) + " is negative and not TD_K_BATCH_AUTO (" +
+         std::to_string(TD_K_BATCH_AUTO) + ")";
+}
+
+// A supported instance's k_batch for a run or a workspace query: TD_K_BATCH_AUTO resolved on the current
+// device, 0 read as 1, anything else below 1 refused.
+int resolve_k_batch(const GroupedConvInstance& instance, const ConvProblem& problem, int32_t k_batch) {
+  if (k_batch == TD_K_BATCH_AUTO) return instance.preferred_split_k(problem, sm_count_of(-1));
+  require(k_batch >= 0, k_batch_refusal(k_batch));
+  return k_batch == 0 ? 1 : k_batch;
+}
+
+const GroupedConvInstance& require_supported(const GroupedConvInstance& instance, const ProblemView& view) {
   if (Support ok = supports(instance, view); !ok) {
     throw Failure{TD_ERROR_NOT_SUPPORTED, std::string(instance.name()) + " does not support the problem: " +
                                               ok.reason};
   }
-  require(in->k_batch >= 0, "args.k_batch " + std::to_string(in->k_batch) + " is negative");
+  return instance;
+}
+
+void run(State& s, const char* name, const td_conv_problem* problem, const td_conv_args* in) {
+  const ProblemView view = convert(problem);
+  require(in != nullptr, "args is NULL");
+  const GroupedConvInstance& instance = require_supported(name != nullptr ? find(s, name) : select(s, view), view);
+  require(in->k_batch >= TD_K_BATCH_AUTO, "args." + k_batch_refusal(in->k_batch));
   ConvArgs args;
   args.input = in->input, args.weight = in->weight, args.output = in->output;
-  args.k_batch = in->k_batch == 0 ? 1 : in->k_batch;
   args.stream = static_cast<cudaStream_t>(in->stream);
   for (const auto& [label, ptr] : {std::pair<const char*, void*>{"input", in->input}, {"weight", in->weight},
                                    {"output", in->output}}) {
@@ -209,6 +233,7 @@ void run(State& s, const char* name, const td_conv_problem* problem, const td_co
     }
   }
   DeviceGuard device(in->device);
+  args.k_batch = resolve_k_batch(instance, view.problem, in->k_batch);
   const size_t need = instance.workspace_bytes(view.problem, args.k_batch);
   void* owned_workspace = nullptr;
   if (need > 0 && in->workspace == nullptr) {
@@ -348,9 +373,36 @@ td_status td_conv_workspace_size(const char* name, const td_conv_problem* proble
                                  size_t* bytes) {
   return guarded([&] {
     require(bytes != nullptr, "bytes is NULL");
-    require(k_batch >= 0, "k_batch " + std::to_string(k_batch) + " is negative");
     const auto view = td::c_api::convert(problem);
-    *bytes = td::c_api::find(state(), name).workspace_bytes(view.problem, k_batch == 0 ? 1 : k_batch);
+    const td::GroupedConvInstance& instance = td::c_api::find(state(), name);
+    // The preferred factor is defined only where the instance runs the problem.
+    if (k_batch == TD_K_BATCH_AUTO) td::c_api::require_supported(instance, view);
+    *bytes = instance.workspace_bytes(view.problem, td::c_api::resolve_k_batch(instance, view.problem, k_batch));
+  });
+}
+
+td_status td_conv_split_k(const char* name, const td_conv_problem* problem, int32_t sms, int32_t* preferred,
+                          int32_t* factors, size_t capacity, size_t* count) {
+  return guarded([&] {
+    require(preferred != nullptr, "preferred is NULL");
+    require(count != nullptr, "count is NULL");
+    require(factors != nullptr || capacity == 0, "factors is NULL with capacity " + std::to_string(capacity));
+    require(sms >= 0, "sms " + std::to_string(sms) + " is negative (0: the current device's count)");
+    const auto view = td::c_api::convert(problem);
+    const td::GroupedConvInstance& instance = td::c_api::require_supported(td::c_api::find(state(), name), view);
+    const int count_sms = sms > 0 ? sms : td::c_api::sm_count_of(-1);
+    const std::vector<int> candidates = instance.split_k_candidates(view.problem, count_sms);
+    *preferred = instance.preferred_split_k(view.problem, count_sms);
+    *count = candidates.size();
+    for (size_t i = 0; i < candidates.size() && i < capacity; ++i) factors[i] = candidates[i];
+  });
+}
+
+td_status td_conv_device_sm_count(int32_t device, int32_t* sms) {
+  return guarded([&] {
+    require(sms != nullptr, "sms is NULL");
+    require(device >= -1, "device " + std::to_string(device) + " is not an ordinal or -1 (the current one)");
+    *sms = td::c_api::sm_count_of(device);
   });
 }
 

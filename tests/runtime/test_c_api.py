@@ -1,6 +1,6 @@
 """The C API (tiledispatch/c_api.h) over the test-double instances: listing, errors as codes with messages,
-is_supported with reasons, selection, workspace, run argument checks and pass-through, JSON export, and no
-CUDA call before the first run. CPU only."""
+is_supported with reasons, selection, workspace, split-K factors, run argument checks and pass-through, JSON
+export, and no CUDA call before the first run. CPU only."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ FWD_128 = FAKE_NAMES[3]
 TWO_STAGE = FAKE_NAMES[1]
 # Statuses of c_api.h.
 TD_OK, INVALID_ARGUMENT, INVALID_PROBLEM, NOT_INITIALIZED, UNKNOWN_KERNEL = 0, 1, 2, 3, 4
-NO_KERNEL, BAD_ARGUMENTS, CUDA = 6, 7, 8
+NOT_SUPPORTED, NO_KERNEL, BAD_ARGUMENTS, CUDA = 5, 6, 7, 8
+K_BATCH_AUTO = -1
 
 BIG = Problem(N=64, C=256, K=256, Hi=56, Wi=56, Y=3, X=3, pad_h=1, pad_w=1)
 SMALL = Problem(N=1, C=32, K=32, Hi=4, Wi=4, Y=1, X=1)
@@ -183,6 +184,104 @@ def test_workspace_size_of_two_stage_is_the_fp32_weight(lib: ctypes.CDLL) -> Non
     assert workspace(lib, FWD_128, BIG, 1) == 0
 
 
+FP32_BWD_WEIGHT = FAKE_NAMES[2]
+# The fp32 bwd_weight double (vector 4) on G = 4: four work units (the doubles' rule: one a group), each
+# reducing N x output pixels = 64 x 56 x 56.
+SPLIT_PROBLEM = BIG.replace(direction="bwd_weight", dtype="fp32", G=4)
+
+
+def split_k(
+    lib: ctypes.CDLL, name: str, problem: Problem, sms: int, capacity: int = 64
+) -> tuple[int, int, list[int], int]:
+    """(status, preferred, the factors written, the count reported); unwritten slots stay poisoned (-9)."""
+    preferred, count = ctypes.c_int32(-7), ctypes.c_size_t(12345)
+    factors = (ctypes.c_int32 * max(capacity, 1))(*[-9] * max(capacity, 1))
+    c_problem = to_c_problem(problem)
+    status = lib.td_conv_split_k(
+        name.encode(),
+        ctypes.byref(c_problem),
+        sms,
+        ctypes.byref(preferred),
+        factors if capacity else None,
+        capacity,
+        ctypes.byref(count),
+    )
+    return status, preferred.value, list(factors)[:capacity], count.value
+
+
+def test_split_k_offers_ascending_candidates_and_prefers_one_round(lib: ctypes.CDLL) -> None:
+    for sms in (132, 114, 78):
+        status, preferred, factors, count = split_k(lib, FP32_BWD_WEIGHT, SPLIT_PROBLEM, sms)
+        assert status == TD_OK, last_error(lib)
+        written = factors[:count]
+        assert written[0] == 1 and written == sorted(set(written)) and factors[count:] == [-9] * (64 - count)
+        # Preferred: a candidate whose 4 x k units fit one round on the SMs, and no larger candidate does.
+        assert preferred in written and preferred * 4 <= sms
+        assert all(k * 4 > sms for k in written if k > preferred), (sms, preferred, written)
+    # By hand: 132 SMs over 4 units is 33 splits (6,082 of the 200,704 reduced elements each).
+    assert split_k(lib, FP32_BWD_WEIGHT, SPLIT_PROBLEM, 132)[1] == 33
+    assert split_k(lib, FWD_128, BIG, 132)[1:] == (1, [1] + [-9] * 63, 1)
+
+
+def test_split_k_fills_at_most_the_capacity_and_refuses_bad_arguments(lib: ctypes.CDLL) -> None:
+    _, preferred, full, count = split_k(lib, FP32_BWD_WEIGHT, SPLIT_PROBLEM, 132)
+    assert count > 2
+    assert split_k(lib, FP32_BWD_WEIGHT, SPLIT_PROBLEM, 132, capacity=2) == (
+        TD_OK,
+        preferred,
+        full[:2],
+        count,
+    )
+    assert split_k(lib, FP32_BWD_WEIGHT, SPLIT_PROBLEM, 132, capacity=0)[::3] == (TD_OK, count)
+    c_problem = to_c_problem(SPLIT_PROBLEM)
+    preferred_out, count_out = ctypes.c_int32(), ctypes.c_size_t()
+    status = lib.td_conv_split_k(
+        FP32_BWD_WEIGHT.encode(),
+        ctypes.byref(c_problem),
+        132,
+        ctypes.byref(preferred_out),
+        None,
+        3,
+        ctypes.byref(count_out),
+    )
+    assert (status, last_error(lib)) == (INVALID_ARGUMENT, "factors is NULL with capacity 3")
+    assert split_k(lib, FP32_BWD_WEIGHT, SPLIT_PROBLEM, -1)[0] == INVALID_ARGUMENT
+    assert last_error(lib) == "sms -1 is negative (0: the current device's count)"
+    odd = SPLIT_PROBLEM.replace(C=24, K=24, G=4)
+    assert split_k(lib, FP32_BWD_WEIGHT, odd, 132)[0] == NOT_SUPPORTED
+    assert last_error(lib) == f"{FP32_BWD_WEIGHT} does not support the problem: C/G=6 is not a multiple of 4"
+
+
+def test_k_batch_auto_takes_the_preferred_factor_of_the_running_device(lib: ctypes.CDLL, last_run) -> None:
+    sms = ctypes.c_int32()
+    has_gpu = lib.td_conv_device_sm_count(-1, ctypes.byref(sms)) == TD_OK
+    before = last_run()["runs"]
+    status = run(
+        lib, FP32_BWD_WEIGHT, SPLIT_PROBLEM, CArgs(0x1000, 0x2000, 0x3000, None, 0, K_BATCH_AUTO, -1, None)
+    )
+    if has_gpu:
+        assert status == TD_OK, last_error(lib)
+        assert last_run()["k_batch"] == split_k(lib, FP32_BWD_WEIGHT, SPLIT_PROBLEM, sms.value)[1]
+    else:  # the factor needs the device's SM count: a CUDA error, and nothing launched
+        assert status == CUDA
+        assert "cudaGetDevice" in last_error(lib) or "multiprocessor count" in last_error(lib)
+        assert last_run()["runs"] == before
+
+
+def test_workspace_at_k_batch_auto_needs_a_supported_problem(lib: ctypes.CDLL) -> None:
+    size = ctypes.c_size_t()
+    odd = to_c_problem(SPLIT_PROBLEM.replace(C=24, K=24, G=4))
+    status = lib.td_conv_workspace_size(
+        FP32_BWD_WEIGHT.encode(), ctypes.byref(odd), K_BATCH_AUTO, ctypes.byref(size)
+    )
+    assert status == NOT_SUPPORTED and "C/G=6 is not a multiple of 4" in last_error(lib)
+    status = lib.td_conv_workspace_size(FP32_BWD_WEIGHT.encode(), ctypes.byref(odd), -3, ctypes.byref(size))
+    assert (status, last_error(lib)) == (
+        INVALID_ARGUMENT,
+        "k_batch -3 is negative and not TD_K_BATCH_AUTO (-1)",
+    )
+
+
 def run(lib: ctypes.CDLL, name: str | None, problem: Problem, args: CArgs | None) -> int:
     c_problem = to_c_problem(problem)
     pointer = ctypes.byref(args) if args is not None else None
@@ -217,9 +316,12 @@ def test_run_refuses_bad_arguments_before_any_launch(lib: ctypes.CDLL, last_run)
     assert run(lib, FWD_128, BIG, split) == BAD_ARGUMENTS
     assert "split-K is backward-weight only" in last_error(lib)
     odd = Problem(N=2, C=6, K=16, G=2, Hi=8, Wi=8, Y=3, X=3)
-    assert run(lib, FWD_128, odd, CArgs(0x1000, 0x2000, 0x3000, None, 0, 0, -1, None)) == 5
+    assert run(lib, FWD_128, odd, CArgs(0x1000, 0x2000, 0x3000, None, 0, 0, -1, None)) == NOT_SUPPORTED
     assert last_error(lib) == f"{FWD_128} does not support the problem: C/G=3 is not a multiple of 8"
     assert run(lib, FWD_128, BIG, None) == INVALID_ARGUMENT
+    below_auto = CArgs(0x1000, 0x2000, 0x3000, None, 0, -2, -1, None)
+    assert run(lib, FWD_128, BIG, below_auto) == INVALID_ARGUMENT
+    assert last_error(lib) == "args.k_batch -2 is negative and not TD_K_BATCH_AUTO (-1)"
     assert last_run()["runs"] == before
 
 
@@ -244,7 +346,7 @@ def test_registry_json_lists_every_kernel(lib: ctypes.CDLL) -> None:
     text = ctypes.c_char_p()
     assert lib.td_conv_export_registry_json(ctypes.byref(text)) == TD_OK
     exported = json.loads(text.value)
-    assert exported["api_version"] == 1
+    assert exported["api_version"] == 2
     assert exported["kernel_count"] == len(FAKE_NAMES)
     assert [k["name"] for k in exported["kernels"]] == FAKE_NAMES
     first = exported["kernels"][0]
@@ -265,6 +367,8 @@ _PROBE = textwrap.dedent(
     bwd_weight = problem.replace(direction="bwd_weight", dtype="bf16")
     name = registry.select(bwd_weight).name
     registry.workspace_bytes(bwd_weight, name)
+    registry.split_k(bwd_weight, name, sms=132)
+    registry.plan(bwd_weight, sms=132)
     if sys.argv[2] == "run":  # no workspace given: the library allocates one, which needs CUDA
         try:
             registry._library.run(name, bwd_weight, (0x1000, 0x2000, 0x3000), 1, -1, 0)

@@ -31,8 +31,11 @@
 extern "C" {
 #endif
 
-#define TD_C_API_VERSION 1
+#define TD_C_API_VERSION 2
 #define TD_ALIGNMENT 16
+/* td_conv_args.k_batch (and td_conv_workspace_size's k_batch) that leaves the split-K factor to the library:
+ * the instance's preferred factor (td_conv_split_k) on the device that runs it. */
+#define TD_K_BATCH_AUTO (-1)
 
 typedef enum td_status {
   TD_OK = 0,
@@ -78,7 +81,8 @@ typedef struct td_kernel_info {
 /* Device pointers and launch settings. fwd reads input+weight and writes output; bwd_data reads
  * output+weight and writes input; bwd_weight reads input+output and writes weight. `workspace` may be NULL
  * even when the kernel needs one: the library then allocates it stream-ordered (cudaMallocAsync/FreeAsync).
- * `k_batch` is the split-K factor (bwd_weight only; 0 or 1 means no split). `stream` is a cudaStream_t
+ * `k_batch` is the split-K factor (bwd_weight only; 0 or 1 means no split; TD_K_BATCH_AUTO: the instance's
+ * preferred factor on `device`). `stream` is a cudaStream_t
  * (NULL: the legacy default stream). `device` is the CUDA ordinal that owns the tensors (-1: current). */
 typedef struct td_conv_args {
   void* input;
@@ -124,9 +128,22 @@ TD_C_API td_status td_conv_select_kernel(const td_conv_problem* problem, const c
 
 /* Bytes of device workspace instance `name` needs for `problem` with split-K factor `k_batch` (0 when none).
  * Stream-K instances, and Hopper-path bwd_weight instances on problems long enough to fold their accumulators
- * (docs/pipelines.md, "Accumulation"), size it by the current device's SM count: for them this query calls CUDA. */
+ * (docs/pipelines.md, "Accumulation"), size it by the current device's SM count: for them this query calls CUDA,
+ * as does k_batch TD_K_BATCH_AUTO (the preferred factor on the current device). */
 TD_C_API td_status td_conv_workspace_size(const char* name, const td_conv_problem* problem, int32_t k_batch,
                                           size_t* bytes);
+
+/* The split-K factors instance `name` offers for `problem` on a GPU of `sms` multiprocessors (0: the current
+ * device's count, a CUDA call): *preferred is the one a run with TD_K_BATCH_AUTO takes (the largest candidate
+ * that keeps every work unit in one round on the SMs); the candidates (ascending, the ones the profiler tries)
+ * go to `factors`, at most `capacity` of them (`factors` may be NULL when `capacity` is 0), and their number to
+ * *count. Directions other than bwd_weight, and instances that do not split, offer {1}. TD_ERROR_NOT_SUPPORTED
+ * when the instance does not support `problem`. */
+TD_C_API td_status td_conv_split_k(const char* name, const td_conv_problem* problem, int32_t sms, int32_t* preferred,
+                                   int32_t* factors, size_t capacity, size_t* count);
+
+/* The multiprocessor count of CUDA device `device` (-1: the current device). A CUDA call. */
+TD_C_API td_status td_conv_device_sm_count(int32_t device, int32_t* sms);
 
 /* Runs `problem` with instance `name` (NULL: the selected one) on `args`. Asynchronous on args->stream:
  * returns once the kernel is launched. Checks support, alignment and the workspace before any launch. */
