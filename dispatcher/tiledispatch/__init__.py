@@ -1,17 +1,18 @@
 """tiledispatch: the Python runtime of the generated grouped-convolution kernels.
 
 ``Registry.build(ruleset="tiny")`` builds and loads a rule set's kernels; ``registry.select(problem)`` and
-``registry.run(x, w, y, problem)`` pick and run one; ``tiledispatch.torch`` plugs them into PyTorch autograd.
+``registry.run(x, w, y, problem)`` pick and run one (``registry.plan(problem)``: the kernel and split-K
+factor a run takes); ``tiledispatch.torch`` plugs them into PyTorch autograd.
 """
 
 from generators.enums import DataType, Direction
 
 from .build import BuildRequest
 from .errors import BuildError, LibraryError, TensorError, TiledispatchError, UnsupportedProblemError
-from .kernels import KernelInfo, Support
+from .kernels import KernelInfo, Launch, SplitK, Support
 from .problem import Problem
 from .registry import Registry
-from .selection import KernelSelector
+from .selection import KernelSelector, LaunchSelector
 
 __all__ = [
     "BuildError",
@@ -20,9 +21,12 @@ __all__ = [
     "Direction",
     "KernelInfo",
     "KernelSelector",
+    "Launch",
+    "LaunchSelector",
     "LibraryError",
     "Problem",
     "Registry",
+    "SplitK",
     "Support",
     "TensorError",
     "TiledispatchError",

@@ -1,10 +1,11 @@
-"""Pydantic models of what the registry reports: kernels and per-kernel support verdicts."""
+"""Pydantic models of what the registry reports: kernels, per-kernel support verdicts, split-K factors and
+launch plans."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from generators.enums import DataType, Direction
 
@@ -30,3 +31,31 @@ class Support(BaseModel):
     kernel: str
     supported: bool
     reason: str = ""
+
+
+class SplitK(BaseModel):
+    """The split-K factors `kernel` offers for a problem on a GPU of `sms` multiprocessors: `candidates`
+    (ascending; what the profiler tries) and `preferred`, the one the library takes when the caller names
+    none (the largest that keeps every work unit in one round on the SMs). Not bwd_weight: (1,)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kernel: KernelInfo
+    sms: int = Field(ge=1)
+    candidates: tuple[int, ...] = Field(min_length=1)
+    preferred: int
+
+    @model_validator(mode="after")
+    def _preferred_is_a_candidate(self) -> SplitK:
+        if self.preferred not in self.candidates:
+            raise ValueError(f"preferred split-K {self.preferred} is not among {self.candidates}")
+        return self
+
+
+class Launch(BaseModel):
+    """What runs a problem: a kernel and its split-K factor (1 outside bwd_weight)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kernel: KernelInfo
+    split_k: int = Field(ge=1)

@@ -1,8 +1,9 @@
 """ctypes bindings of the C API (instances/include/tiledispatch/c_api.h). ``NativeLibrary`` owns one loaded
 ``libtiledispatch_<ruleset>.so``; every call checks the returned status and raises ``LibraryError`` with the
-library's own message. Loading the library and every call except ``run`` (and the workspace query of kernels
-that size their workspace by the SM count: stream-K, and Hopper-path bwd_weight where it folds) make no CUDA
-call."""
+library's own message. Loading the library and every call make no CUDA call except ``run``,
+``device_sm_count``, ``split_k`` with ``sms`` 0, the workspace query at ``K_BATCH_AUTO``, and the workspace
+query of kernels that size their workspace by the SM count (stream-K, and Hopper-path bwd_weight where it
+folds)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,11 @@ from generators.enums import DataType, Direction
 from .errors import LibraryError
 from .problem import Problem
 
-API_VERSION = 1
+API_VERSION = 2
+# td_conv_args.k_batch that leaves the split-K factor to the library (TD_K_BATCH_AUTO)
+K_BATCH_AUTO = -1
+# kMaxSplitK (runtime/split_k.hpp): no instance offers more factors
+_MAX_SPLIT_K = 64
 
 _DIRECTIONS = (Direction.FWD, Direction.BWD_DATA, Direction.BWD_WEIGHT)
 _DTYPES = (DataType.FP16, DataType.BF16, DataType.FP32)
@@ -106,6 +111,19 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
         ctypes.c_int,
         [ctypes.c_char_p, ctypes.POINTER(CProblem), ctypes.c_int32, ctypes.POINTER(ctypes.c_size_t)],
     ),
+    "td_conv_split_k": (
+        ctypes.c_int,
+        [
+            ctypes.c_char_p,
+            ctypes.POINTER(CProblem),
+            ctypes.c_int32,
+            ctypes.POINTER(ctypes.c_int32),
+            ctypes.POINTER(ctypes.c_int32),
+            ctypes.c_size_t,
+            ctypes.POINTER(ctypes.c_size_t),
+        ],
+    ),
+    "td_conv_device_sm_count": (ctypes.c_int, [ctypes.c_int32, ctypes.POINTER(ctypes.c_int32)]),
     "td_conv_run": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(CProblem), ctypes.POINTER(CArgs)]),
     "td_conv_export_registry_json": (ctypes.c_int, [ctypes.POINTER(ctypes.c_char_p)]),
 }
@@ -185,6 +203,28 @@ class NativeLibrary:
         )
         self.check(status, "td_conv_workspace_size")
         return size.value
+
+    def split_k(self, kernel: str, problem: Problem, sms: int) -> tuple[int, tuple[int, ...]]:
+        """(preferred, candidates) of `kernel` for `problem` on `sms` SMs (0: the current device's count)."""
+        c_problem = to_c_problem(problem)
+        preferred, count = ctypes.c_int32(), ctypes.c_size_t()
+        factors = (ctypes.c_int32 * _MAX_SPLIT_K)()
+        status = self._lib.td_conv_split_k(
+            kernel.encode(),
+            ctypes.byref(c_problem),
+            sms,
+            ctypes.byref(preferred),
+            factors,
+            _MAX_SPLIT_K,
+            ctypes.byref(count),
+        )
+        self.check(status, "td_conv_split_k")
+        return preferred.value, tuple(factors[: min(count.value, _MAX_SPLIT_K)])
+
+    def device_sm_count(self, device: int) -> int:
+        sms = ctypes.c_int32()
+        self.check(self._lib.td_conv_device_sm_count(device, ctypes.byref(sms)), "td_conv_device_sm_count")
+        return sms.value
 
     def run(
         self,

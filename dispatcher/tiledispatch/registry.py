@@ -1,7 +1,8 @@
 """``Registry``: the kernels of one built rule set, loaded from ``libtiledispatch_<ruleset>.so``.
 
-Loading, listing, support queries and selection are host-only; CUDA is touched first by ``run`` (lazy
-initialisation: build in worker processes, load anywhere). The library handle belongs to the Registry object.
+Loading, listing, support queries and selection are host-only; CUDA is touched first by ``run``, or by a
+bwd_weight ``plan`` / ``split_k`` that is not told the GPU's SM count (lazy initialisation: build in worker
+processes, load anywhere). The library handle belongs to the Registry object.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from generators.enums import Direction
 
 from .build import BuildRequest, run_build
 from .errors import LibraryError, TensorError, UnsupportedProblemError
-from .kernels import KernelInfo, Support
+from .kernels import KernelInfo, Launch, SplitK, Support
 from .native import NativeLibrary
 from .problem import Problem
-from .selection import KernelSelector
+from .selection import KernelSelector, LaunchSelector
 from .tensors import check_views, view_of
 
 
@@ -154,10 +155,68 @@ class Registry:
     def workspace_bytes(
         self, problem: Problem | dict[str, Any], kernel: str, split_k: int | None = None
     ) -> int:
-        """Device workspace `kernel` needs for `problem` at split-K factor `split_k` (0: none)."""
+        """Device workspace `kernel` needs for `problem` at split-K factor `split_k` (None: no split)."""
         problem = _as_problem(problem)
         self.kernel(kernel)
         return self._library.workspace_size(kernel, problem, split_k or 1)
+
+    def device_sm_count(self, device: int = -1) -> int:
+        """The multiprocessor count of CUDA device `device` (-1: the current one). A CUDA call."""
+        return self._library.device_sm_count(device)
+
+    def split_k(self, problem: Problem | dict[str, Any], kernel: str, sms: int | None = None) -> SplitK:
+        """The split-K factors `kernel` offers for `problem` on a GPU of `sms` multiprocessors (None: the
+        current device's count, a CUDA call), and the one it prefers. ``UnsupportedProblemError`` when the
+        kernel does not support the problem."""
+        problem = _as_problem(problem)
+        info = self.kernel(kernel)
+        if sms is not None and (not isinstance(sms, int) or sms < 1):
+            raise ValueError(f"sms must be a positive int (a GPU's multiprocessor count), got {sms!r}")
+        count = self.device_sm_count() if sms is None else sms
+        try:
+            preferred, candidates = self._library.split_k(kernel, problem, count)
+        except LibraryError as error:
+            if error.status == "TD_ERROR_NOT_SUPPORTED":
+                raise UnsupportedProblemError(str(error)) from None
+            raise
+        return SplitK(kernel=info, sms=count, candidates=candidates, preferred=preferred)
+
+    def plan(
+        self, problem: Problem | dict[str, Any], kernel: str | None = None, sms: int | None = None
+    ) -> Launch:
+        """What ``run`` launches for `problem` when it is given no ``split_k``: `kernel` (or the selected one)
+        and, for bwd_weight, the split-K factor the registry's ``LaunchSelector`` picks among each supported
+        kernel's candidates, or else the kernel's preferred factor, on a GPU of `sms` multiprocessors (None:
+        the current device's count, a CUDA call). Outside bwd_weight: host-only, split-K 1."""
+        problem = _as_problem(problem)
+        if problem.direction is not Direction.BWD_WEIGHT:
+            return Launch(kernel=self._chosen(problem, kernel), split_k=1)
+        count = self.device_sm_count() if sms is None else sms
+        if not isinstance(self._selector, LaunchSelector):
+            chosen = self._chosen(problem, kernel)
+            return Launch(kernel=chosen, split_k=self.split_k(problem, chosen.name, count).preferred)
+        names = [kernel] if kernel is not None else [s.kernel for s in self.supported(problem, True)]
+        if not names:
+            raise UnsupportedProblemError(f"no kernel in {self.path.name} supports {problem.describe()}")
+        options = {name: self.split_k(problem, name, count) for name in names}
+        launch = self._selector.select_launch(problem, list(options.values()))
+        chosen = options.get(launch.kernel.name)
+        if chosen is None or launch.split_k not in chosen.candidates:
+            raise UnsupportedProblemError(
+                f"the selector chose {launch.kernel.name} at split-K {launch.split_k}, which is not among "
+                "the candidates"
+            )
+        return launch
+
+    def _chosen(self, problem: Problem, kernel: str | None) -> KernelInfo:
+        """`kernel` when it supports `problem` (else ``UnsupportedProblemError`` with its reason), or the
+        selected kernel."""
+        if kernel is None:
+            return self.select(problem)
+        verdict = self.is_supported(problem, kernel)
+        if not verdict.supported:
+            raise UnsupportedProblemError(f"{kernel} does not support {problem.describe()}: {verdict.reason}")
+        return self.kernel(kernel)
 
     def run(
         self,
@@ -172,7 +231,8 @@ class Registry:
         """Runs `problem` on device tensors (PyTorch, CuPy, anything with ``__cuda_array_interface__`` or
         DLPack): `x` input (N, C, [D,] H, W) channels-last or NHWGC, `w` weight (K, C/G, [Z,] Y, X)
         channels-last or GKYXC, `y` output. fwd writes `y`, bwd_data writes `x`, bwd_weight writes `w`.
-        Asynchronous on `stream` (default: the framework's current stream). Returns the kernel that ran."""
+        `split_k` (bwd_weight): None takes ``plan``'s factor for the tensors' GPU. Asynchronous on `stream`
+        (default: the framework's current stream). Returns the kernel that ran."""
         problem = _as_problem(problem)
         if split_k is not None and (not isinstance(split_k, int) or split_k < 1):
             raise ValueError(f"split_k must be a positive int, got {split_k!r}")
@@ -182,20 +242,18 @@ class Registry:
             )
         views = [view_of("input", x), view_of("weight", w), view_of("output", y)]
         device = check_views(views, problem)
-        chosen = self.select(problem) if kernel is None else self.kernel(kernel)
-        if kernel is not None:
-            verdict = self.is_supported(problem, kernel)
-            if not verdict.supported:
-                raise UnsupportedProblemError(
-                    f"{kernel} does not support {problem.describe()}: {verdict.reason}"
-                )
+        if split_k is None:
+            sms = self.device_sm_count(device) if problem.direction is Direction.BWD_WEIGHT else None
+            launch = self.plan(problem, kernel, sms)
+        else:
+            launch = Launch(kernel=self._chosen(problem, kernel), split_k=split_k)
         handle = _stream_handle(stream, x, device)
         try:
             self._library.run(
-                chosen.name,
+                launch.kernel.name,
                 problem,
                 (views[0].pointer, views[1].pointer, views[2].pointer),
-                split_k or 1,
+                launch.split_k,
                 device,
                 handle,
             )
@@ -203,7 +261,7 @@ class Registry:
             if error.status == "TD_ERROR_BAD_ARGUMENTS":
                 raise TensorError(str(error)) from None
             raise
-        return chosen
+        return launch.kernel
 
     def __repr__(self) -> str:
         return f"Registry({self.path}, {len(self._kernels)} kernels)"

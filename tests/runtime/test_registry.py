@@ -1,6 +1,7 @@
 """The Python package over the test-double library: kernels, support with reasons, selection (heuristic and a
-plugged-in selector), and run()'s checks of tensors (shape, dtype, channels-last layout, alignment, device)
-with stand-in device tensors that only describe themselves (``__cuda_array_interface__``). CPU only."""
+plugged-in selector), launch plans (split-K factors), and run()'s checks of tensors (shape, dtype,
+channels-last layout, alignment, device) with stand-in device tensors that only describe themselves
+(``__cuda_array_interface__``). CPU only."""
 
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ from pydantic import ValidationError
 from tiledispatch import (
     BuildRequest,
     KernelInfo,
+    Launch,
     LibraryError,
     Problem,
     Registry,
+    SplitK,
     TensorError,
     UnsupportedProblemError,
 )
@@ -118,6 +121,71 @@ def test_a_plugged_in_selector_chooses_among_supported_kernels(fake_library: Pat
     chosen = registry.select(PROBLEM)
     assert len(selector.seen) == 3 and all("_fwd_fp16_" in name for name in selector.seen)
     assert chosen.name == min(selector.seen, key=len)
+
+
+FP32_BWD_WEIGHT = (
+    "grouped_conv_bwd_weight_fp32_nhwgc_2d_mem_cshuffle_intrawave_64x64x32_2x2x1_16x16x4_vec4_4_4"
+)
+BWD_WEIGHT = PROBLEM.replace(direction="bwd_weight", dtype="fp32")
+
+
+def test_split_k_reports_the_candidates_and_the_preferred_factor(registry: Registry) -> None:
+    offered = registry.split_k(BWD_WEIGHT, FP32_BWD_WEIGHT, sms=132)
+    assert offered.kernel == registry.kernel(FP32_BWD_WEIGHT) and offered.sms == 132
+    assert offered.candidates[0] == 1 and list(offered.candidates) == sorted(set(offered.candidates))
+    # The doubles' rule: one work unit a group (G = 2), so one round holds up to 66 splits.
+    assert offered.preferred in offered.candidates and offered.preferred * 2 <= 132
+    assert registry.split_k(PROBLEM, FWD_128, sms=132).candidates == (1,)
+    with pytest.raises(UnsupportedProblemError, match="C/G=3 is not a multiple of 4"):
+        registry.split_k(BWD_WEIGHT.replace(C=6, K=6), FP32_BWD_WEIGHT, sms=132)
+    with pytest.raises(ValueError, match=r"sms must be a positive int .* got 0"):
+        registry.split_k(BWD_WEIGHT, FP32_BWD_WEIGHT, sms=0)
+    with pytest.raises(ValidationError, match="preferred split-K 3 is not among"):
+        SplitK(kernel=offered.kernel, sms=132, candidates=(1, 2), preferred=3)
+
+
+def test_plan_takes_the_preferred_factor_without_a_launch_selector(registry: Registry) -> None:
+    launch = registry.plan(BWD_WEIGHT, sms=132)
+    assert launch.kernel == registry.select(BWD_WEIGHT)
+    assert launch.split_k == registry.split_k(BWD_WEIGHT, launch.kernel.name, sms=132).preferred > 1
+    assert registry.plan(BWD_WEIGHT, FP32_BWD_WEIGHT, sms=8).split_k == 4  # 8 SMs over 2 units
+    assert registry.plan(PROBLEM) == Launch(kernel=registry.select(PROBLEM), split_k=1)  # host-only
+
+
+class LargestSplit:
+    """A LaunchSelector: the last option's largest factor (and, as a KernelSelector, the first kernel)."""
+
+    def select(self, problem: Problem, candidates: list[KernelInfo]) -> KernelInfo:
+        return candidates[0]
+
+    def select_launch(self, problem: Problem, options: list[SplitK]) -> Launch:
+        self.seen = options
+        return Launch(kernel=options[-1].kernel, split_k=max(options[-1].candidates))
+
+
+def test_a_launch_selector_chooses_kernel_and_factor(fake_library: Path) -> None:
+    selector = LargestSplit()
+    registry = Registry.load(fake_library, selector=selector)
+    launch = registry.plan(BWD_WEIGHT, sms=132)
+    assert [o.kernel.name for o in selector.seen] == [
+        FP32_BWD_WEIGHT
+    ]  # the supported fp32 bwd_weight kernels
+    assert launch.split_k == max(selector.seen[0].candidates) > 1
+    selector.select_launch = lambda problem, options: Launch(kernel=options[0].kernel, split_k=1000)
+    with pytest.raises(UnsupportedProblemError, match="split-K 1000, which is not among the candidates"):
+        registry.plan(BWD_WEIGHT, sms=132)
+
+
+def test_run_without_split_k_follows_the_plan_for_the_tensors_device(
+    registry: Registry, last_run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked = []
+    monkeypatch.setattr(registry, "device_sm_count", lambda device=-1: asked.append(device) or 8)
+    # Stand-in tensors name no device (-1: the current one); a named one makes the run set it, a CUDA call.
+    registry.run(*tensors(BWD_WEIGHT, typestr="<f4"), BWD_WEIGHT, kernel=FP32_BWD_WEIGHT)
+    assert (asked, last_run()["k_batch"]) == ([-1], registry.plan(BWD_WEIGHT, FP32_BWD_WEIGHT, sms=8).split_k)
+    registry.run(*tensors(BWD_WEIGHT, typestr="<f4"), BWD_WEIGHT, kernel=FP32_BWD_WEIGHT, split_k=1)
+    assert last_run()["k_batch"] == 1 and asked == [-1]  # a given factor asks no device
 
 
 def test_problems_are_validated_naming_the_bad_value(registry: Registry) -> None:

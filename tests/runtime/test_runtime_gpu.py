@@ -127,7 +127,7 @@ def test_split_k_backward_weight_matches_pytorch(gpu_registry: Registry) -> None
         problem = problem_for(gpu_registry, kernel)
         if problem is None:
             continue
-        for split_k in (2, 3):
+        for split_k in (1, 2, 3):
             t = Tensors(problem, split_k)
             gpu_registry.run(t.x, t.w, t.y, problem, kernel=kernel.name, split_k=split_k)
             torch.cuda.synchronize()
@@ -136,6 +136,36 @@ def test_split_k_backward_weight_matches_pytorch(gpu_registry: Registry) -> None
         tested += 1
     if tested == 0:
         pytest.skip("no split-K capable backward-weight kernel supports a candidate problem")
+
+
+def test_runs_without_split_k_take_the_plans_factor(gpu_registry: Registry) -> None:
+    """bwd_weight given no split-K runs ``plan``'s factor for this GPU: the kernel's preferred one, or with
+    the learned selector a (kernel, factor) pair it ranks; both match PyTorch, and some factor is a split."""
+    from heuristics.select import LearnedSelector
+
+    sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+    assert gpu_registry.device_sm_count() == sms
+    learned = Registry.load(gpu_registry.path, selector=LearnedSelector())
+    factors = []
+    for kernel in gpu_registry.kernels:
+        if kernel.direction.value != "bwd_weight" or kernel.family == "streamk":
+            continue
+        problem = problem_for(gpu_registry, kernel)
+        if problem is None:
+            continue
+        offered = gpu_registry.split_k(problem, kernel.name)
+        assert gpu_registry.plan(problem, kernel.name).split_k == offered.preferred
+        assert learned.plan(problem, kernel.name).split_k in offered.candidates
+        for registry, name in ((gpu_registry, kernel.name), (learned, None)):
+            t = Tensors(problem, 7)
+            ran = registry.run(t.x, t.w, t.y, problem, kernel=name)
+            torch.cuda.synchronize()
+            error = rel_l2(t.result(), t.reference())
+            assert error <= TOLERANCE[problem.dtype.value], f"{ran.name} on {problem.describe()}: {error:.2e}"
+        factors.append(offered.preferred)
+    if not factors:
+        pytest.skip("no split-K capable backward-weight kernel supports a candidate problem")
+    assert max(factors) > 1, factors
 
 
 def first_problem(registry: Registry, direction: str = "fwd") -> tuple[Problem, str]:

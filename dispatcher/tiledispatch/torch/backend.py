@@ -23,6 +23,7 @@ from torch.nn import grad as nn_grad
 from generators.enums import Direction
 
 from ..errors import UnsupportedProblemError
+from ..kernels import Launch
 from ..problem import Problem
 from ..registry import Registry
 from .problems import TORCH_DTYPES, conv_problem, output_shape
@@ -49,36 +50,43 @@ class TorchBackend:
         self.namespace = namespace or f"tiledispatch_{uuid.uuid4().hex[:8]}"
         # Why convolutions ran with PyTorch, with how often (bounded: one entry per distinct reason).
         self.fallbacks: collections.Counter[str] = collections.Counter()
-        self._selected: dict[Problem, str | None] = {}
+        self._launches: dict[tuple[Problem, int], Launch | None] = {}
         self.conv_fwd, self.conv_bwd_data, self.conv_bwd_weight = self._define_ops()
 
     # -- kernel choice -------------------------------------------------------------------------------
-    def kernel_for(self, problem: Problem) -> str | None:
-        """The selected kernel for `problem`, or None when none supports it (memoised per problem)."""
-        if problem not in self._selected:
+    def launch_for(self, problem: Problem, device: int) -> Launch | None:
+        """The kernel and split-K factor that run `problem` on CUDA device `device` (``Registry.plan``), or
+        None when no kernel supports it (memoised per problem and device)."""
+        key = (problem, device)
+        if key not in self._launches:
+            sms = self.registry.device_sm_count(device) if problem.direction is Direction.BWD_WEIGHT else None
             try:
-                self._selected[problem] = self.registry.select(problem).name
+                self._launches[key] = self.registry.plan(problem, sms=sms)
             except UnsupportedProblemError:
-                self._selected[problem] = None
-        return self._selected[problem]
+                self._launches[key] = None
+        return self._launches[key]
 
-    def _plan(self, tensors: Sequence[torch.Tensor], problem_of: Callable[[], Problem]) -> Problem | None:
-        """The problem to run with a kernel, or None (after recording why) to fall back to PyTorch."""
+    def _plan(
+        self, tensors: Sequence[torch.Tensor], problem_of: Callable[[], Problem]
+    ) -> tuple[Problem, Launch] | None:
+        """The problem and its launch, or None (after recording why) to fall back to PyTorch."""
         why = None
         if any(not t.is_cuda for t in tensors):
             why = "tensors are not on a CUDA device"
         elif len({t.dtype for t in tensors}) != 1 or str(tensors[0].dtype) not in TORCH_DTYPES:
             why = f"dtypes {sorted({str(t.dtype) for t in tensors})} (kernels take one of fp16, bf16, fp32)"
-        problem = None
+        problem = launch = None
         if why is None:
             try:
                 problem = problem_of()
             except ValueError as error:  # e.g. an empty batch: PyTorch handles it (or raises its own error)
                 why = f"not a kernel problem ({' '.join(str(error).split())})"
-        if problem is not None and self.kernel_for(problem) is None:
-            why = f"no kernel in {self.registry.path.name} supports {problem.describe()}"
+        if problem is not None:
+            launch = self.launch_for(problem, tensors[0].device.index)
+            if launch is None:
+                why = f"no kernel in {self.registry.path.name} supports {problem.describe()}"
         if why is None:
-            return problem
+            return problem, launch
         self.fallbacks[why] += 1
         if self.fallbacks.total() == 1:
             warnings.warn(
@@ -88,6 +96,12 @@ class TorchBackend:
                 stacklevel=4,
             )
         return None
+
+    def _run(
+        self, x: torch.Tensor, w: torch.Tensor, y: torch.Tensor, planned: tuple[Problem, Launch]
+    ) -> None:
+        problem, launch = planned
+        self.registry.run(x, w, y, problem, kernel=launch.kernel.name, split_k=launch.split_k)
 
     # -- the ops ----------------------------------------------------------------------------------------
     def _define_ops(self) -> tuple:
@@ -121,8 +135,8 @@ class TorchBackend:
             if plan is None:
                 conv = functional.conv3d if x.dim() == 5 else functional.conv2d
                 return conv(x, w, None, stride, padding, dilation, groups).contiguous(memory_format=fmt)
-            y = torch.empty(output_shape(plan), dtype=x.dtype, device=x.device, memory_format=fmt)
-            backend.registry.run(channels_last(x), channels_last(w), y, plan, kernel=backend.kernel_for(plan))
+            y = torch.empty(output_shape(plan[0]), dtype=x.dtype, device=x.device, memory_format=fmt)
+            backend._run(channels_last(x), channels_last(w), y, plan)
             return y
 
         @conv_fwd.register_fake
@@ -160,7 +174,7 @@ class TorchBackend:
                 )
             grad_x = torch.empty(input_shape, dtype=w.dtype, device=w.device, memory_format=fmt)
             gy, wc = channels_last(grad_y), channels_last(w)
-            backend.registry.run(grad_x, wc, gy, plan, kernel=backend.kernel_for(plan))
+            backend._run(grad_x, wc, gy, plan)
             return grad_x
 
         @conv_bwd_data.register_fake
@@ -190,7 +204,7 @@ class TorchBackend:
                 )
             grad_w = torch.empty(weight_shape, dtype=x.dtype, device=x.device, memory_format=fmt)
             xc, gy = channels_last(x), channels_last(grad_y)
-            backend.registry.run(xc, grad_w, gy, plan, kernel=backend.kernel_for(plan))
+            backend._run(xc, grad_w, gy, plan)
             return grad_w
 
         @conv_bwd_weight.register_fake
