@@ -2,14 +2,15 @@
 
 ``rank(problem, kernels)`` ranks candidates: the kernels' direction and dtype come from their names (all must
 share one direction), the model from ``heuristics/models/<direction>.trees`` (the committed models; see
-heuristics/models/README.md). ``LearnedSelector`` plugs it into the Python runtime's ``Registry.select``."""
+heuristics/models/README.md). ``LearnedSelector`` plugs it into the Python runtime: ``Registry.select`` (a
+kernel) and ``Registry.plan``, which ``Registry.run`` follows (a kernel and its split-K factor)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -18,6 +19,9 @@ from generators.problem import ConvProblem
 from heuristics.features import FEATURE_NAMES, feature_vector
 from heuristics.kernel_traits import kernel_traits
 from heuristics.tree_model import MODEL_SUFFIX, TreeModel, TreeModelError, load_model
+
+if TYPE_CHECKING:  # the runtime's models; imported where a runtime calls in, so training needs no runtime
+    from tiledispatch.kernels import Launch, SplitK
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 
@@ -57,10 +61,11 @@ def _direction_and_dtype(kernel: str) -> tuple[str, str]:
 def rank(
     problem: ConvProblem,
     kernels: Sequence[str],
-    split_ks: Sequence[int] = (1,),
+    split_ks: Sequence[int] | Mapping[str, Sequence[int]] = (1,),
     model_dir: Path | None = None,
 ) -> list[RankedKernel]:
-    """Every (kernel, split-K) pair, best predicted first; ties keep the input order.
+    """Every (kernel, split-K) pair, best predicted first; ties keep the input order. `split_ks`: the
+    factors of every kernel, or each kernel's own (a mapping by name); bwd_weight only, others run at 1.
 
     Only pass kernels whose is_supported holds for the problem: the model was trained on supported runs.
     Raises ValueError for mixed directions or a bad name, TreeModelError when the model is missing or bad.
@@ -72,7 +77,13 @@ def rank(
         raise ValueError(f"kernels of several directions: {', '.join(sorted(directions))}")
     direction = directions.pop()
     model = load_checked_model((model_dir or MODEL_DIR) / f"{direction}{MODEL_SUFFIX}")
-    pairs = [(k, s) for k in kernels for s in (split_ks if direction == "bwd_weight" else (1,))]
+
+    def factors(kernel: str) -> Sequence[int]:
+        if direction != "bwd_weight":
+            return (1,)
+        return split_ks[kernel] if isinstance(split_ks, Mapping) else split_ks
+
+    pairs = [(k, s) for k in kernels for s in factors(k)]
     rows = [
         feature_vector(problem, direction, _direction_and_dtype(k)[1], kernel_traits(k), s) for k, s in pairs
     ]
@@ -90,12 +101,14 @@ KernelT = TypeVar("KernelT", bound=_Named)
 
 
 class LearnedSelector:
-    """The runtime's ``KernelSelector`` (dispatcher/tiledispatch/selection.py) backed by the exported models:
-    ``Registry.load(library, selector=LearnedSelector())`` makes ``Registry.select`` return the kernel the
-    model ranks first among the supported candidates.
+    """The runtime's ``KernelSelector`` and ``LaunchSelector`` (dispatcher/tiledispatch/selection.py) backed
+    by the exported models: ``Registry.load(library, selector=LearnedSelector())`` makes ``Registry.select``
+    return the kernel the model ranks first among the supported candidates, and ``Registry.plan`` (which
+    ``Registry.run`` follows when given no split-K) the first (kernel, split-K) pair among every supported
+    kernel's own split-K candidates.
 
-    The runtime's ``select`` returns a kernel, not a split-K factor, so bwd_weight candidates are ranked at
-    split-K 1 unless ``split_ks`` says otherwise (then a kernel counts with its best-scored factor)."""
+    ``select`` returns a kernel, not a factor, so it ranks bwd_weight kernels at split-K 1 unless ``split_ks``
+    says otherwise (then a kernel counts with its best-scored factor)."""
 
     def __init__(self, model_dir: Path | None = None, split_ks: Sequence[int] = (1,)) -> None:
         self._model_dir = model_dir
@@ -106,3 +119,13 @@ class LearnedSelector:
             raise ValueError("no candidate kernels to select from")
         ranked = rank(problem, [c.name for c in candidates], self._split_ks, self._model_dir)
         return next(c for c in candidates if c.name == ranked[0].kernel)
+
+    def select_launch(self, problem: ConvProblem, options: Sequence[SplitK]) -> Launch:
+        from tiledispatch.kernels import Launch
+
+        if not options:
+            raise ValueError("no candidate kernels to select from")
+        by_name = {option.kernel.name: option for option in options}
+        factors = {name: option.candidates for name, option in by_name.items()}
+        best = rank(problem, list(by_name), factors, self._model_dir)[0]
+        return Launch(kernel=by_name[best.kernel].kernel, split_k=best.split_k)

@@ -1,4 +1,5 @@
-"""heuristics.select.rank: the order a model gives, ties, and its errors."""
+"""heuristics.select.rank and LearnedSelector: the order a model gives, ties, per-kernel split-K candidates,
+and the errors."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from heuristics.features import FEATURE_NAMES
 from heuristics.select import LearnedSelector, rank
 from heuristics.tree_model import Tree, TreeModel, TreeModelError
 from tests.selection.conftest import problems_small, ruleset_names
+from tiledispatch import KernelInfo, Launch, SplitK
 
 
 def tile_model(direction: str) -> TreeModel:
@@ -87,3 +89,35 @@ def test_a_missing_model_names_the_committed_folder(tmp_path):
     name = fwd_kernels()[0]
     with pytest.raises(TreeModelError, match=r"cannot read: no such model file .*heuristics/models"):
         rank(problems_small()[0], [name], model_dir=tmp_path)
+
+
+def kernel_info(name: str) -> KernelInfo:
+    return KernelInfo(
+        name=name,
+        instance_string="-",
+        direction="bwd_weight",
+        dtype="fp16",
+        ndim_spatial=2,
+        family="implicit_gemm",
+    )
+
+
+def test_learned_selector_ranks_each_kernels_own_split_k_candidates(model_dir):
+    """The tile model scores a big tile 2 and a split 0.5 more: a small tile's split can beat a small tile
+    that offers none, but not a big tile."""
+    names = [
+        n for n in ruleset_names("default") if n.startswith("grouped_conv_bwd_weight_fp16_nhwgc_2d_compv3")
+    ]
+    small = [n for n in names if int(n.split("_intrawave_")[1].split("x")[0]) <= 64]
+    big = next(n for n in names if int(n.split("_intrawave_")[1].split("x")[0]) > 64)
+    problem = problems_small()[0]
+    unsplit = SplitK(kernel=kernel_info(small[0]), sms=132, candidates=(1,), preferred=1)
+    split = SplitK(kernel=kernel_info(small[1]), sms=132, candidates=(1, 3, 7), preferred=7)
+    launch = LearnedSelector(model_dir).select_launch(problem, [unsplit, split])
+    assert launch == Launch(kernel=split.kernel, split_k=3)  # ties among 3 and 7 keep the first
+    whole = SplitK(kernel=kernel_info(big), sms=132, candidates=(1,), preferred=1)
+    assert LearnedSelector(model_dir).select_launch(problem, [split, whole]) == Launch(
+        kernel=whole.kernel, split_k=1
+    )
+    with pytest.raises(ValueError, match="no candidate"):
+        LearnedSelector(model_dir).select_launch(problem, [])
