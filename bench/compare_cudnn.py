@@ -593,7 +593,7 @@ def compare(
     return rows
 
 
-def _list_arg(text: str, accepted: Sequence[str], what: str) -> list[str]:
+def list_arg(text: str, accepted: Sequence[str], what: str) -> list[str]:
     values = text.split(",")
     for index, v in enumerate(values):
         if v not in accepted:
@@ -617,7 +617,7 @@ def split_k_factors(text: str) -> list[int]:
     return factors
 
 
-def _check_out_dir(out_dir: Path) -> None:
+def check_out_dir(out_dir: Path) -> None:
     """The output folder must be a folder or creatable; nothing is created until there is a result."""
     probe = out_dir
     while not probe.exists():
@@ -630,13 +630,13 @@ def _check_out_dir(out_dir: Path) -> None:
         raise UsageError(f"--out-dir '{out_dir}': '{probe}' is not writable")
 
 
-class _Parser(argparse.ArgumentParser):
+class UsageParser(argparse.ArgumentParser):
     def error(self, message: str):  # one line and exit 2, as for every other bad input
         raise UsageError(message)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _Parser(description=__doc__.split("\n\n")[0])
+    parser = UsageParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("problems", type=Path, help="CK problem table (CSV, optional name column)")
     parser.add_argument(
         "--profiler",
@@ -659,9 +659,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         args = parser.parse_args(argv)
-        directions = _list_arg(args.directions, DIRECTIONS, "direction")
-        dtypes = _list_arg(args.dtypes, DTYPES, "dtype")
-        ndims = [int(n) for n in _list_arg(args.ndims, NDIMS, "ndim")]
+        directions = list_arg(args.directions, DIRECTIONS, "direction")
+        dtypes = list_arg(args.dtypes, DTYPES, "dtype")
+        ndims = [int(n) for n in list_arg(args.ndims, NDIMS, "ndim")]
         table = read_problems(args.problems)
         problems = select_ndims(table, ndims, args.problems)
         for profiler in args.profiler:
@@ -672,7 +672,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.warmup < 0 or args.repeat < 1:
             raise UsageError("--warmup must be >= 0 and --repeat >= 1")
         split_k_factors(args.split_k)
-        _check_out_dir(args.out_dir)
+        check_out_dir(args.out_dir)
     except UsageError as e:
         print(f"error: {e}", file=sys.stderr)
         parser.print_usage(sys.stderr)

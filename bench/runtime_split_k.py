@@ -1,0 +1,209 @@
+"""What the Python runtime's backward-weight launches reach against cuDNN, on the same GPU in the same run.
+
+For every row of a CK problem table and every dtype asked for (bwd_weight): cuDNN, timed as
+bench/compare_cudnn.py times it (PyTorch, channels_last, cudnn.benchmark, CUDA events, L2 flushed between
+repeats, the best of two rounds' medians), and four launches of ``tiledispatch.Registry`` timed the same way:
+
+- ``heuristic, 1``: the C library's tile heuristic kernel at split-K 1 (``Registry.run``'s factor before it
+  planned one);
+- ``heuristic, preferred``: ``Registry.plan`` without a selector: that kernel at its preferred factor;
+- ``learned, 1``: ``LearnedSelector.select``'s kernel (ranked at split-K 1) at split-K 1;
+- ``learned plan``: ``Registry.plan`` with ``LearnedSelector``: the (kernel, factor) pair it ranks first
+  among every supported kernel's own candidates.
+
+Each launch's plan is made once, then timed through ``Registry.run`` with that kernel and factor (what a run
+given no factor launches, without re-planning every call). Prints a Markdown table (kernel tile, factor,
+TFLOP/s, ratio to cuDNN) and the geometric mean of each launch's ratio, and writes it to --out-dir.
+
+Usage: python bench/runtime_split_k.py PROBLEMS.csv --library PATH/libtiledispatch_<ruleset>.so
+       [--dtypes fp16,bf16,fp32] [--ndims 2,3] [--warmup 5] [--repeat 20] [--out-dir DIR]
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+for entry in (REPO_ROOT, REPO_ROOT / "dispatcher", REPO_ROOT / "bench"):
+    if str(entry) not in sys.path:
+        sys.path.insert(0, str(entry))  # run as a script from anywhere: the repository's own packages
+from compare_cudnn import (  # noqa: E402
+    DTYPES,
+    Problem,
+    UsageError,
+    UsageParser,
+    check_out_dir,
+    event_timed,
+    list_arg,
+    read_problems,
+    select_ndims,
+    time_cudnn,
+)
+
+from generators.atomic_files import write_atomic  # noqa: E402
+
+if TYPE_CHECKING:
+    from tiledispatch import Launch, Registry
+    from tiledispatch import Problem as RuntimeProblem
+
+LAUNCHES = ("heuristic, 1", "heuristic, preferred", "learned, 1", "learned plan")
+
+
+class Timed(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    kernel: str
+    split_k: int
+    tflops: float
+
+
+class Row(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    problem: str
+    dtype: str
+    cudnn_tflops: float
+    launches: dict[str, Timed]
+
+
+def runtime_problem(problem: Problem, dtype: str) -> RuntimeProblem:
+    from tiledispatch import Problem as RuntimeProblem
+
+    fields = problem.model_dump(exclude={"index", "name"})
+    return RuntimeProblem(**fields, direction="bwd_weight", dtype=dtype, spatial_dims=problem.ndim)
+
+
+def tile_of(kernel: str) -> str:
+    """A kernel name after its layout and rank: pipeline, tile, warps (enough to tell kernels apart)."""
+    return kernel.split("_2d_", 1)[-1].split("_3d_", 1)[-1]
+
+
+def measure(
+    heuristic: Registry, learned: Registry, problem: Problem, dtype: str, warmup: int, repeat: int
+) -> dict[str, Timed]:
+    import torch
+
+    from tiledispatch import UnsupportedProblemError
+
+    p = runtime_problem(problem, dtype)
+    sms = heuristic.device_sm_count()
+    try:
+        plans = {
+            "heuristic, 1": (heuristic.select(p).name, 1),
+            "heuristic, preferred": astuple(heuristic.plan(p, sms=sms)),
+            "learned, 1": (learned.select(p).name, 1),
+            "learned plan": astuple(learned.plan(p, sms=sms)),
+        }
+    except UnsupportedProblemError:
+        return {}
+    torch_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[dtype]
+    fmt = torch.channels_last_3d if problem.ndim == 3 else torch.channels_last
+    spatial = slice(3 - problem.ndim, 3)
+    out = problem.output()[spatial]
+    inputs = (problem.Di, problem.Hi, problem.Wi)[spatial]
+    filters = (problem.Z, problem.Y, problem.X)[spatial]
+
+    def tensor(*shape: int) -> torch.Tensor:
+        return torch.empty(shape, device="cuda", dtype=torch_dtype).uniform_(-1, 1).to(memory_format=fmt)
+
+    x, dy = tensor(problem.N, problem.C, *inputs), tensor(problem.N, problem.K, *out)
+    dw = tensor(problem.K, problem.C // problem.G, *filters)
+    timed = {}
+    for launch, (kernel, split_k) in plans.items():
+        ms = event_timed(
+            lambda k=kernel, s=split_k: heuristic.run(x, dw, dy, p, kernel=k, split_k=s), warmup, repeat
+        )
+        timed[launch] = Timed(kernel=kernel, split_k=split_k, tflops=problem.flops() / ms / 1e9)
+    return timed
+
+
+def astuple(launch: Launch) -> tuple[str, int]:
+    return launch.kernel.name, launch.split_k
+
+
+def geomean(values: Sequence[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def format_table(rows: Sequence[Row]) -> str:
+    head = "| problem | dtype | cuDNN TFLOP/s | " + " | ".join(
+        f"{name}: kernel, k, TFLOP/s, ratio" for name in LAUNCHES
+    )
+    lines = [head + " |", "|---|---|---:|" + "---|" * len(LAUNCHES)]
+    for row in rows:
+        cells = [
+            f"{tile_of(t.kernel)}, {t.split_k}, {t.tflops:.1f}, **{t.tflops / row.cudnn_tflops:.2f}**"
+            for t in (row.launches[name] for name in LAUNCHES)
+        ]
+        lines.append(f"| {row.problem} | {row.dtype} | {row.cudnn_tflops:.1f} | " + " | ".join(cells) + " |")
+    lines.append("")
+    for dtype in dict.fromkeys(row.dtype for row in rows):
+        ratios = {
+            name: [r.launches[name].tflops / r.cudnn_tflops for r in rows if r.dtype == dtype]
+            for name in LAUNCHES
+        }
+        means = [f"{name} {geomean(values):.2f}" for name, values in ratios.items()]
+        lines.append(f"geometric mean of ours / cuDNN, {dtype}: " + ", ".join(means))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = UsageParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("problems", type=Path, help="CK problem table (CSV, optional name column)")
+    parser.add_argument("--library", type=Path, required=True, help="a built libtiledispatch_<ruleset>.so")
+    parser.add_argument("--dtypes", default="fp16")
+    parser.add_argument("--ndims", default="2,3", help="spatial dimensions of the rows to run")
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--out-dir", type=Path, default=Path("build/runtime_split_k"))
+    try:
+        args = parser.parse_args(argv)
+        dtypes = list_arg(args.dtypes, DTYPES, "dtype")
+        ndims = [int(n) for n in list_arg(args.ndims, ("2", "3"), "ndim")]
+        if args.warmup < 0 or args.repeat < 1:
+            raise UsageError(f"--warmup {args.warmup} / --repeat {args.repeat}: accepted >= 0 / >= 1")
+        if not args.library.is_file():
+            raise UsageError(f"--library '{args.library}': no such file (scons ruleset=NAME lib builds one)")
+        check_out_dir(args.out_dir)
+        problems = select_ndims(read_problems(args.problems), ndims, args.problems)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    from heuristics.select import LearnedSelector
+    from tiledispatch import Registry
+
+    heuristic = Registry.load(args.library)
+    learned = Registry.load(args.library, selector=LearnedSelector())
+    rows = []
+    for problem in problems:
+        for dtype in dtypes:
+            launches = measure(heuristic, learned, problem, dtype, args.warmup, args.repeat)
+            if not launches:
+                print(
+                    f"{problem.label} {dtype}: no kernel of {args.library.name} supports it", file=sys.stderr
+                )
+                continue
+            cudnn_ms = time_cudnn(problem, "bwd_weight", dtype, args.warmup, args.repeat)
+            rows.append(
+                Row(
+                    problem=problem.label,
+                    dtype=dtype,
+                    cudnn_tflops=problem.flops() / cudnn_ms / 1e9,
+                    launches=launches,
+                )
+            )
+            print(f"{problem.label} {dtype}: done", file=sys.stderr)
+    table = format_table(rows)
+    print(table)
+    write_atomic(args.out_dir / "runtime_split_k.md", table.encode())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""bench/runtime_split_k.py on the CPU: the table and its geometric means; bad input is one line, exit 2."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+SCRIPT = BENCH / "runtime_split_k.py"
+
+
+@pytest.fixture(scope="module")
+def rs() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("runtime_split_k", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["runtime_split_k"] = module  # pydantic resolves the models' annotations through it
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_table_gives_each_launch_its_ratio_and_geometric_mean(rs: ModuleType) -> None:
+    name = "grouped_conv_bwd_weight_fp16_nhwgc_2d_compv3_cshuffle_intrawave_64x64x64_2x2x1_32x32x16_gm8"
+    tflops = {"heuristic, 1": 5.0, "heuristic, preferred": 20.0, "learned, 1": 8.0, "learned plan": 40.0}
+    rows = [
+        rs.Row(
+            problem=f"p{i}",
+            dtype="fp16",
+            cudnn_tflops=cudnn,
+            launches={
+                k: rs.Timed(kernel=name, split_k=1 + 15 * (k != "heuristic, 1"), tflops=v)
+                for k, v in tflops.items()
+            },
+        )
+        for i, cudnn in enumerate((10.0, 40.0))
+    ]
+    text = rs.format_table(rows)
+    assert (
+        "| p0 | fp16 | 10.0 | compv3_cshuffle_intrawave_64x64x64_2x2x1_32x32x16_gm8, 1, 5.0, **0.50** |"
+        in text
+    )
+    # Ratios 2.0 and 0.5 for "heuristic, preferred": geometric mean 1.00; 4.0 and 1.0 for the plan: 2.00.
+    assert text.splitlines()[-1] == (
+        "geometric mean of ours / cuDNN, fp16: heuristic, 1 0.25, heuristic, preferred 1.00, "
+        "learned, 1 0.40, learned plan 2.00"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--library", "/nonexistent.so"], "error: --library '/nonexistent.so': no such file"),
+        (
+            ["--library", str(SCRIPT), "--dtypes", "fp64"],
+            "error: unknown dtype 'fp64' (accepted: fp16, bf16, fp32)",
+        ),
+        (["--library", str(SCRIPT), "--ndims", "4"], "error: unknown ndim '4' (accepted: 2, 3)"),
+        (["--library", str(SCRIPT), "--repeat", "0"], "error: --warmup 5 / --repeat 0: accepted >= 0 / >= 1"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
+    problems = BENCH / "problems" / "small_groups.csv"
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), str(problems), *args], capture_output=True, text=True
+    )
+    assert result.returncode == 2
+    assert result.stderr.startswith(message) and len(result.stderr.splitlines()) == 1, result.stderr
