@@ -1,7 +1,6 @@
 #include "kernel_selection.hpp"
 
 #include <filesystem>
-#include <set>
 #include <string>
 #include <system_error>
 
@@ -40,13 +39,13 @@ std::vector<int> split_ks_for(const Options& options, ConvDirection direction, c
   return options.split_k.empty() ? instance.split_k_candidates(problem, sms) : options.split_k;
 }
 
-std::vector<int> split_ks_for_selection(const Options& options, ConvDirection direction, const ConvProblem& problem,
+std::vector<LaunchPair> selection_pairs(const Options& options, ConvDirection direction, const ConvProblem& problem,
                                         const std::vector<const GroupedConvInstance*>& supported, int sms) {
-  std::set<int> factors;
+  std::vector<LaunchPair> pairs;
   for (const auto* instance : supported) {
-    for (const int k : split_ks_for(options, direction, problem, *instance, sms)) factors.insert(k);
+    for (const int k : split_ks_for(options, direction, problem, *instance, sms)) pairs.emplace_back(instance, k);
   }
-  return {factors.begin(), factors.end()};
+  return pairs;
 }
 
 KernelSelection::KernelSelection(const Options& options)
@@ -59,18 +58,12 @@ KernelSelection::KernelSelection(const Options& options)
   }
 }
 
-std::vector<std::pair<const GroupedConvInstance*, int>> KernelSelection::choose(
-    const ConvProblem& problem, ConvDirection direction, DataType dtype,
-    const std::vector<const GroupedConvInstance*>& supported, const std::vector<int>& split_ks) {
-  std::vector<std::pair<const GroupedConvInstance*, int>> pairs;
+std::vector<LaunchPair> KernelSelection::choose(const ConvProblem& problem, ConvDirection direction, DataType dtype,
+                                                const std::vector<LaunchPair>& pairs) {
   std::vector<selection::Candidate> candidates;
-  for (const auto* instance : supported) {
-    for (const int k : split_ks) {
-      pairs.emplace_back(instance, k);
-      candidates.push_back({instance->name(), k});
-    }
-  }
-  std::vector<std::pair<const GroupedConvInstance*, int>> chosen;
+  candidates.reserve(pairs.size());
+  for (const auto& [instance, k] : pairs) candidates.push_back({instance->name(), k});
+  std::vector<LaunchPair> chosen;
   for (const auto& scored : ranker_.rank(problem, direction, dtype, candidates)) {
     if (chosen.size() == top_k_) break;
     chosen.push_back(pairs[scored.index]);

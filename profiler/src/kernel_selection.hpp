@@ -17,8 +17,10 @@ namespace tiledispatch::profiler {
 std::vector<int> split_ks_for(const Options& options, ConvDirection direction, const ConvProblem& problem,
                               const GroupedConvInstance& instance, int sms);
 
-// What --select ranks: every supported instance with every factor any of them tries (sorted, distinct).
-std::vector<int> split_ks_for_selection(const Options& options, ConvDirection direction, const ConvProblem& problem,
+// What --select ranks: every supported instance with each factor it tries (split_ks_for), so that a pair is
+// always one its instance accepts.
+using LaunchPair = std::pair<const GroupedConvInstance*, int>;
+std::vector<LaunchPair> selection_pairs(const Options& options, ConvDirection direction, const ConvProblem& problem,
                                         const std::vector<const GroupedConvInstance*>& supported, int sms);
 
 // The models --select reads when --models is not given: heuristics/models of the repository holding this
@@ -33,10 +35,9 @@ class KernelSelection {
   // UsageError naming the file or folder.
   explicit KernelSelection(const Options& options);
 
-  // The best options.select_top_k of `supported` x `split_ks`, best predicted first.
-  std::vector<std::pair<const GroupedConvInstance*, int>> choose(
-      const ConvProblem& problem, ConvDirection direction, DataType dtype,
-      const std::vector<const GroupedConvInstance*>& supported, const std::vector<int>& split_ks);
+  // The best options.select_top_k of `pairs`, best predicted first.
+  std::vector<LaunchPair> choose(const ConvProblem& problem, ConvDirection direction, DataType dtype,
+                                 const std::vector<LaunchPair>& pairs);
 
  private:
   size_t top_k_;

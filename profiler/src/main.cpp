@@ -47,9 +47,9 @@ void print_selection(tp::KernelSelection& selection, const td::ConvProblem& p, t
   }
   // Automatic split-K lists sized for an H100's 132 SMs: a dry run asks no GPU for its multiprocessor count.
   constexpr int kDryRunSms = 132;
-  const std::vector<int> split_ks = tp::split_ks_for_selection(options, direction, p, supported, kDryRunSms);
-  const auto chosen = selection.choose(p, direction, dtype, supported, split_ks);
-  std::cout << "  --select keeps " << chosen.size() << " of " << supported.size() * split_ks.size()
+  const auto pairs = tp::selection_pairs(options, direction, p, supported, kDryRunSms);
+  const auto chosen = selection.choose(p, direction, dtype, pairs);
+  std::cout << "  --select keeps " << chosen.size() << " of " << pairs.size()
             << " supported (instance, split-K) pairs:\n";
   for (const auto& [instance, k] : chosen) std::cout << "    " << instance->name() << " split-K " << k << '\n';
 }

@@ -219,9 +219,9 @@ bool Session::run(const Job& job) {
     for (const auto* instance : candidates) {
       if (instance->is_supported(p)) supported.push_back(instance);
     }
-    const std::vector<int> all_split_ks = split_ks_for_selection(options_, job.direction, p, supported, sms_);
-    const auto ranked = selection_->choose(p, job.direction, job.dtype, supported, all_split_ks);
-    out_ << "selected " << ranked.size() << " of " << supported.size() * all_split_ks.size()
+    const auto pairs = selection_pairs(options_, job.direction, p, supported, sms_);
+    const auto ranked = selection_->choose(p, job.direction, job.dtype, pairs);
+    out_ << "selected " << ranked.size() << " of " << pairs.size()
          << " supported (instance, split-K) pairs by --select\n";
     for (const auto& [instance, k] : ranked) chosen[instance].push_back(k);
   }
