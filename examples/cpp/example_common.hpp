@@ -188,12 +188,17 @@ inline int run_example(td_conv_problem problem) {
   EXAMPLE_CUDA(cudaMemcpy(d_out, host.output.data(), host.output.size(), cudaMemcpyHostToDevice));
   void* d_written = problem.direction == TD_FWD ? d_out : problem.direction == TD_BWD_DATA ? d_in : d_wei;
   EXAMPLE_CUDA(cudaMemset(d_written, 0xff, written->size()));  // poison: NaN in every dtype
+  // The instance's split-K factor for this GPU (bwd_weight splits its long reduction; other directions: 1).
+  int32_t k_batch = 1, factors[64];
+  size_t factor_count = 0;
+  check(td_conv_split_k(name, &problem, 0, &k_batch, factors, 64, &factor_count), "td_conv_split_k");
+  std::printf("split-K %d (of %zu candidates)\n", k_batch, factor_count);
   size_t ws_bytes = 0;
-  check(td_conv_workspace_size(name, &problem, 1, &ws_bytes), "td_conv_workspace_size");
+  check(td_conv_workspace_size(name, &problem, k_batch, &ws_bytes), "td_conv_workspace_size");
   if (ws_bytes > 0) EXAMPLE_CUDA(cudaMalloc(&d_ws, ws_bytes));
   cudaStream_t stream = nullptr;
   EXAMPLE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const td_conv_args args{d_in, d_wei, d_out, d_ws, ws_bytes, 1, -1, stream};
+  const td_conv_args args{d_in, d_wei, d_out, d_ws, ws_bytes, k_batch, -1, stream};
   check(td_conv_run(name, &problem, &args), "td_conv_run");
   EXAMPLE_CUDA(cudaStreamSynchronize(stream));
   EXAMPLE_CUDA(cudaMemcpy(written->data(), d_written, written->size(), cudaMemcpyDeviceToHost));
