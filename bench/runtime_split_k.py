@@ -11,9 +11,11 @@ repeats, the best of two rounds' medians), and four launches of ``tiledispatch.R
 - ``learned plan``: ``Registry.plan`` with ``LearnedSelector``: the (kernel, factor) pair it ranks first
   among every supported kernel's own candidates.
 
-Each launch's plan is made once, then timed through ``Registry.run`` with that kernel and factor (what a run
-given no factor launches, without re-planning every call). Prints a Markdown table (kernel tile, factor,
-TFLOP/s, ratio to cuDNN) and the geometric mean of each launch's ratio, and writes it to --out-dir.
+Each launch's plan is made once; ``Registry.run`` with that kernel and factor (what a run given no factor
+launches, without re-planning every call) is captured in a CUDA graph and the replays are timed, so the GPU's
+time is measured, not the host's; the host time of one ``Registry.run`` call is reported beside it. Prints a
+Markdown table (kernel tile, factor, TFLOP/s, ratio to cuDNN) and the geometric mean of each launch's ratio,
+and writes it to --out-dir.
 
 Usage: python bench/runtime_split_k.py PROBLEMS.csv --library PATH/libtiledispatch_<ruleset>.so
        [--dtypes fp16,bf16,fp32] [--ndims 2,3] [--warmup 5] [--repeat 20] [--out-dir DIR]
@@ -21,9 +23,12 @@ Usage: python bench/runtime_split_k.py PROBLEMS.csv --library PATH/libtiledispat
 
 from __future__ import annotations
 
+import functools
 import math
+import statistics
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,6 +66,7 @@ class Timed(BaseModel):
     kernel: str
     split_k: int
     tflops: float
+    run_us: float
 
 
 class Row(BaseModel):
@@ -116,11 +122,43 @@ def measure(
     dw = tensor(problem.K, problem.C // problem.G, *filters)
     timed = {}
     for launch, (kernel, split_k) in plans.items():
-        ms = event_timed(
-            lambda k=kernel, s=split_k: heuristic.run(x, dw, dy, p, kernel=k, split_k=s), warmup, repeat
+        step = functools.partial(heuristic.run, x, dw, dy, p, kernel=kernel, split_k=split_k)
+        ms = event_timed(graph_of(step).replay, warmup, repeat)
+        timed[launch] = Timed(
+            kernel=kernel, split_k=split_k, tflops=problem.flops() / ms / 1e9, run_us=host_microseconds(step)
         )
-        timed[launch] = Timed(kernel=kernel, split_k=split_k, tflops=problem.flops() / ms / 1e9)
     return timed
+
+
+def graph_of(step: Callable[[], object]) -> Callable[[], object]:
+    """`step` captured in a CUDA graph (after three warm-up calls on a side stream, as PyTorch requires), so
+    that replays time the GPU's work without ``Registry.run``'s host overhead, which small layers would
+    otherwise measure instead of the kernel."""
+    import torch
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        step()
+    return graph
+
+
+def host_microseconds(step: Callable[[], object], calls: int = 50) -> float:
+    """The median host time of one `step` call (launch included, no synchronisation), in microseconds."""
+    import torch
+
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    torch.cuda.synchronize()
+    return 1e6 * statistics.median(times)
 
 
 def astuple(launch: Launch) -> tuple[str, int]:
@@ -135,13 +173,16 @@ def format_table(rows: Sequence[Row]) -> str:
     head = "| problem | dtype | cuDNN TFLOP/s | " + " | ".join(
         f"{name}: kernel, k, TFLOP/s, ratio" for name in LAUNCHES
     )
-    lines = [head + " |", "|---|---|---:|" + "---|" * len(LAUNCHES)]
+    lines = [head + " | run() host µs |", "|---|---|---:|" + "---|" * len(LAUNCHES) + "---:|"]
     for row in rows:
         cells = [
             f"{tile_of(t.kernel)}, {t.split_k}, {t.tflops:.1f}, **{t.tflops / row.cudnn_tflops:.2f}**"
             for t in (row.launches[name] for name in LAUNCHES)
         ]
-        lines.append(f"| {row.problem} | {row.dtype} | {row.cudnn_tflops:.1f} | " + " | ".join(cells) + " |")
+        host = row.launches[LAUNCHES[-1]].run_us
+        lines.append(
+            f"| {row.problem} | {row.dtype} | {row.cudnn_tflops:.1f} | {' | '.join(cells)} | {host:.0f} |"
+        )
     lines.append("")
     for dtype in dict.fromkeys(row.dtype for row in rows):
         ratios = {

@@ -120,10 +120,11 @@ def test_every_kernel_matches_pytorch(gpu_registry: Registry, kernel_name: str) 
 
 
 def split_capable(registry: Registry) -> list[tuple[KernelInfo, Problem]]:
-    """Every backward-weight kernel that splits K (not stream-K) with a candidate problem it supports."""
+    """Every backward-weight kernel that splits K (implicit GEMM: not stream-K, not depthwise, which reduce
+    in their own way) with a candidate problem it supports."""
     pairs = []
     for kernel in registry.kernels:
-        if kernel.direction.value == "bwd_weight" and kernel.family != "streamk":
+        if kernel.direction.value == "bwd_weight" and kernel.family == "implicit_gemm":
             problem = problem_for(registry, kernel)
             if problem is not None:
                 pairs.append((kernel, problem))
