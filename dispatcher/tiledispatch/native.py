@@ -1,9 +1,9 @@
 """ctypes bindings of the C API (instances/include/tiledispatch/c_api.h). ``NativeLibrary`` owns one loaded
 ``libtiledispatch_<ruleset>.so``; every call checks the returned status and raises ``LibraryError`` with the
 library's own message. Loading the library and every call make no CUDA call except ``run``,
-``device_sm_count``, ``split_k`` with ``sms`` 0, the workspace query at ``K_BATCH_AUTO``, and the workspace
-query of kernels that size their workspace by the SM count (stream-K, and Hopper-path bwd_weight where it
-folds)."""
+``device_sm_count``, ``split_k`` and ``plan`` with ``sms`` 0, the workspace query at ``K_BATCH_AUTO``, and
+the workspace query of kernels that size their workspace by the SM count (stream-K, and Hopper-path
+bwd_weight where it folds)."""
 
 from __future__ import annotations
 
@@ -123,6 +123,16 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
             ctypes.POINTER(ctypes.c_size_t),
         ],
     ),
+    "td_conv_plan": (
+        ctypes.c_int,
+        [
+            ctypes.c_char_p,
+            ctypes.POINTER(CProblem),
+            ctypes.c_int32,
+            ctypes.POINTER(ctypes.c_char_p),
+            ctypes.POINTER(ctypes.c_int32),
+        ],
+    ),
     "td_conv_device_sm_count": (ctypes.c_int, [ctypes.c_int32, ctypes.POINTER(ctypes.c_int32)]),
     "td_conv_run": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(CProblem), ctypes.POINTER(CArgs)]),
     "td_conv_export_registry_json": (ctypes.c_int, [ctypes.POINTER(ctypes.c_char_p)]),
@@ -220,6 +230,17 @@ class NativeLibrary:
         )
         self.check(status, "td_conv_split_k")
         return preferred.value, tuple(factors[: min(count.value, _MAX_SPLIT_K)])
+
+    def plan(self, kernel: str | None, problem: Problem, sms: int) -> tuple[str, int]:
+        """(kernel, split-K) the library launches for `problem` on `sms` SMs (`kernel` None: any)."""
+        c_problem = to_c_problem(problem)
+        chosen, k_batch = ctypes.c_char_p(), ctypes.c_int32()
+        name = kernel.encode() if kernel is not None else None
+        status = self._lib.td_conv_plan(
+            name, ctypes.byref(c_problem), sms, ctypes.byref(chosen), ctypes.byref(k_batch)
+        )
+        self.check(status, "td_conv_plan")
+        return chosen.value.decode(), k_batch.value
 
     def device_sm_count(self, device: int) -> int:
         sms = ctypes.c_int32()

@@ -184,17 +184,27 @@ class Registry:
     def plan(
         self, problem: Problem | dict[str, Any], kernel: str | None = None, sms: int | None = None
     ) -> Launch:
-        """What ``run`` launches for `problem` when it is given no ``split_k``: `kernel` (or the selected one)
-        and, for bwd_weight, the split-K factor the registry's ``LaunchSelector`` picks among each supported
-        kernel's candidates, or else the kernel's preferred factor, on a GPU of `sms` multiprocessors (None:
-        the current device's count, a CUDA call). Outside bwd_weight: host-only, split-K 1."""
+        """What ``run`` launches for `problem` when it is given no ``split_k``, on a GPU of `sms`
+        multiprocessors (None: the current device's count, a CUDA call; used by bwd_weight only): `kernel` or
+        the selected one, and its split-K factor. A ``LaunchSelector`` picks the pair among every supported
+        kernel's candidates; otherwise the kernel comes from ``select`` and the factor from the C library's
+        plan (``td_conv_plan``: its compiled-in models rank the kernel's candidates). Outside bwd_weight:
+        host-only, split-K 1."""
         problem = _as_problem(problem)
         if problem.direction is not Direction.BWD_WEIGHT:
             return Launch(kernel=self._chosen(problem, kernel), split_k=1)
+        if sms is not None and (not isinstance(sms, int) or sms < 1):
+            raise ValueError(f"sms must be a positive int (a GPU's multiprocessor count), got {sms!r}")
         count = self.device_sm_count() if sms is None else sms
         if not isinstance(self._selector, LaunchSelector):
-            chosen = self._chosen(problem, kernel)
-            return Launch(kernel=chosen, split_k=self.split_k(problem, chosen.name, count).preferred)
+            name = None if kernel is None and self._selector is None else self._chosen(problem, kernel).name
+            try:
+                chosen, split_k = self._library.plan(name, problem, count)
+            except LibraryError as error:
+                if error.status in ("TD_ERROR_NOT_SUPPORTED", "TD_ERROR_NO_KERNEL"):
+                    raise UnsupportedProblemError(str(error)) from None
+                raise
+            return Launch(kernel=self.kernel(chosen), split_k=split_k)
         names = [kernel] if kernel is not None else [s.kernel for s in self.supported(problem, True)]
         if not names:
             raise UnsupportedProblemError(f"no kernel in {self.path.name} supports {problem.describe()}")

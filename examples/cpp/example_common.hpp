@@ -188,11 +188,12 @@ inline int run_example(td_conv_problem problem) {
   EXAMPLE_CUDA(cudaMemcpy(d_out, host.output.data(), host.output.size(), cudaMemcpyHostToDevice));
   void* d_written = problem.direction == TD_FWD ? d_out : problem.direction == TD_BWD_DATA ? d_in : d_wei;
   EXAMPLE_CUDA(cudaMemset(d_written, 0xff, written->size()));  // poison: NaN in every dtype
-  // The instance's split-K factor for this GPU (bwd_weight splits its long reduction; other directions: 1).
-  int32_t k_batch = 1, factors[64];
-  size_t factor_count = 0;
-  check(td_conv_split_k(name, &problem, 0, &k_batch, factors, 64, &factor_count), "td_conv_split_k");
-  std::printf("split-K %d (of %zu candidates)\n", k_batch, factor_count);
+  // The library's split-K factor for this kernel on this GPU (bwd_weight splits its long reduction; other
+  // directions: 1).
+  const char* planned = nullptr;
+  int32_t k_batch = 1;
+  check(td_conv_plan(name, &problem, 0, &planned, &k_batch), "td_conv_plan");
+  std::printf("split-K %d\n", k_batch);
   size_t ws_bytes = 0;
   check(td_conv_workspace_size(name, &problem, k_batch, &ws_bytes), "td_conv_workspace_size");
   if (ws_bytes > 0) EXAMPLE_CUDA(cudaMalloc(&d_ws, ws_bytes));

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -34,9 +35,14 @@ struct State {
   std::vector<const GroupedConvInstance*> instances;  // ordered by name
   // NUL-terminated copies of what the instances report, parallel to `instances`: the pointers handed out.
   std::vector<std::string> names, instance_strings, families;
-  std::unique_ptr<KernelSelector> selector = std::make_unique<TileHeuristicSelector>();
+  std::unique_ptr<KernelSelector> selector = std::make_unique<LearnedSelector>();
+  // Launch plans already ranked, by problem, kernel (or none) and SM count: a plan ranks every supported
+  // (kernel, split-K) pair with the models, milliseconds that a loop of runs should not pay each call.
+  std::unordered_map<std::string, LaunchChoice> plans;
   std::string json;
 };
+
+constexpr size_t kPlanCacheSize = 4096;  // plans kept before the cache starts over
 
 std::mutex g_state_mutex;
 std::unique_ptr<State> g_state;
@@ -126,17 +132,40 @@ size_t index_of(const State& s, const GroupedConvInstance& instance) {
   throw Failure{TD_ERROR_INTERNAL, "instance not in the registry listing"};
 }
 
-const GroupedConvInstance& select(State& s, const ProblemView& view) {
-  std::vector<const GroupedConvInstance*> candidates;
-  for (const GroupedConvInstance* instance : s.instances) {
-    if (supports(*instance, view)) candidates.push_back(instance);
+const GroupedConvInstance& require_supported(const GroupedConvInstance& instance, const ProblemView& view) {
+  if (Support ok = supports(instance, view); !ok) {
+    throw Failure{TD_ERROR_NOT_SUPPORTED, std::string(instance.name()) + " does not support the problem: " +
+                                              ok.reason};
   }
-  const GroupedConvInstance* chosen = s.selector->select(view.problem, view.direction, candidates);
-  if (chosen == nullptr) {
+  return instance;
+}
+
+// The launch for `view` on `sms` multiprocessors: instance `only` (nullptr: any supported one) and its split-K
+// factor, as the selector ranks them (memoised).
+LaunchChoice plan(State& s, const GroupedConvInstance* only, const ProblemView& view, int sms) {
+  const std::string key = std::string(to_token(view.direction)) + ' ' + std::string(to_token(view.dtype)) + ' ' +
+                          view.problem.to_string() + ' ' + (only != nullptr ? std::string(only->name()) : "*") +
+                          ' ' + std::to_string(sms);
+  if (const auto found = s.plans.find(key); found != s.plans.end()) return found->second;
+  std::vector<const GroupedConvInstance*> candidates;
+  if (only != nullptr) {
+    candidates.push_back(&require_supported(*only, view));
+  } else {
+    for (const GroupedConvInstance* instance : s.instances) {
+      if (supports(*instance, view)) candidates.push_back(instance);
+    }
+  }
+  const LaunchChoice choice = s.selector->plan(view.problem, view.direction, candidates, sms);
+  if (choice.instance == nullptr) {
     throw Failure{TD_ERROR_NO_KERNEL, "no kernel supports " + std::string(to_token(view.direction)) + " " +
                                           std::string(to_token(view.dtype)) + " " + view.problem.to_string()};
   }
-  return *chosen;
+  if (s.plans.size() >= kPlanCacheSize) s.plans.clear();
+  return s.plans.emplace(key, choice).first->second;
+}
+
+const GroupedConvInstance& select(State& s, const ProblemView& view) {
+  return *plan(s, nullptr, view, int(TileHeuristicSelector::kSmCount)).instance;
 }
 
 std::string json_string(std::string_view text) {
@@ -202,24 +231,19 @@ std::string k_batch_refusal(int32_t k_batch) {
 
 // A supported instance's k_batch for a run or a workspace query: TD_K_BATCH_AUTO resolved on the current
 // device, 0 read as 1, anything else below 1 refused.
-int resolve_k_batch(const GroupedConvInstance& instance, const ConvProblem& problem, int32_t k_batch) {
-  if (k_batch == TD_K_BATCH_AUTO) return instance.preferred_split_k(problem, sm_count_of(-1));
+int resolve_k_batch(State& s, const GroupedConvInstance& instance, const ProblemView& view, int32_t k_batch) {
+  if (k_batch == TD_K_BATCH_AUTO) {
+    require_supported(instance, view);  // before the device is asked: a problem it cannot run needs no CUDA
+    return plan(s, &instance, view, sm_count_of(-1)).k_batch;
+  }
   require(k_batch >= 0, k_batch_refusal(k_batch));
   return k_batch == 0 ? 1 : k_batch;
-}
-
-const GroupedConvInstance& require_supported(const GroupedConvInstance& instance, const ProblemView& view) {
-  if (Support ok = supports(instance, view); !ok) {
-    throw Failure{TD_ERROR_NOT_SUPPORTED, std::string(instance.name()) + " does not support the problem: " +
-                                              ok.reason};
-  }
-  return instance;
 }
 
 void run(State& s, const char* name, const td_conv_problem* problem, const td_conv_args* in) {
   const ProblemView view = convert(problem);
   require(in != nullptr, "args is NULL");
-  const GroupedConvInstance& instance = require_supported(name != nullptr ? find(s, name) : select(s, view), view);
+  const GroupedConvInstance* instance = &require_supported(name != nullptr ? find(s, name) : select(s, view), view);
   require(in->k_batch >= TD_K_BATCH_AUTO, "args." + k_batch_refusal(in->k_batch));
   ConvArgs args;
   args.input = in->input, args.weight = in->weight, args.output = in->output;
@@ -233,8 +257,14 @@ void run(State& s, const char* name, const td_conv_problem* problem, const td_co
     }
   }
   DeviceGuard device(in->device);
-  args.k_batch = resolve_k_batch(instance, view.problem, in->k_batch);
-  const size_t need = instance.workspace_bytes(view.problem, args.k_batch);
+  if (name == nullptr && in->k_batch == TD_K_BATCH_AUTO) {
+    // Kernel and factor ranked together for this device (select() above ranked for kSmCount SMs).
+    const LaunchChoice choice = plan(s, nullptr, view, sm_count_of(-1));
+    instance = choice.instance, args.k_batch = choice.k_batch;
+  } else {
+    args.k_batch = resolve_k_batch(s, *instance, view, in->k_batch);
+  }
+  const size_t need = instance->workspace_bytes(view.problem, args.k_batch);
   void* owned_workspace = nullptr;
   if (need > 0 && in->workspace == nullptr) {
     check_cuda(cudaMallocAsync(&owned_workspace, need, args.stream), "cudaMallocAsync (workspace)");
@@ -246,13 +276,13 @@ void run(State& s, const char* name, const td_conv_problem* problem, const td_co
     if (owned_workspace != nullptr) return cudaFreeAsync(owned_workspace, args.stream);
     return cudaSuccess;
   };
-  if (Support ok = instance.check_args(view.problem, args); !ok) {
+  if (Support ok = instance->check_args(view.problem, args); !ok) {
     (void)release();
-    throw Failure{TD_ERROR_BAD_ARGUMENTS, std::string(instance.name()) + ": " + ok.reason};
+    throw Failure{TD_ERROR_BAD_ARGUMENTS, std::string(instance->name()) + ": " + ok.reason};
   }
-  const cudaError_t launched = instance.run(view.problem, args);
+  const cudaError_t launched = instance->run(view.problem, args);
   const cudaError_t freed = release();
-  check_cuda(launched, (std::string(instance.name()) + " launch").c_str());
+  check_cuda(launched, (std::string(instance->name()) + " launch").c_str());
   check_cuda(freed, "cudaFreeAsync (workspace)");
 }
 
@@ -374,10 +404,9 @@ td_status td_conv_workspace_size(const char* name, const td_conv_problem* proble
   return guarded([&] {
     require(bytes != nullptr, "bytes is NULL");
     const auto view = td::c_api::convert(problem);
-    const td::GroupedConvInstance& instance = td::c_api::find(state(), name);
-    // The preferred factor is defined only where the instance runs the problem.
-    if (k_batch == TD_K_BATCH_AUTO) td::c_api::require_supported(instance, view);
-    *bytes = instance.workspace_bytes(view.problem, td::c_api::resolve_k_batch(instance, view.problem, k_batch));
+    auto& s = state();
+    const td::GroupedConvInstance& instance = td::c_api::find(s, name);
+    *bytes = instance.workspace_bytes(view.problem, td::c_api::resolve_k_batch(s, instance, view, k_batch));
   });
 }
 
@@ -395,6 +424,21 @@ td_status td_conv_split_k(const char* name, const td_conv_problem* problem, int3
     *preferred = instance.preferred_split_k(view.problem, count_sms);
     *count = candidates.size();
     for (size_t i = 0; i < candidates.size() && i < capacity; ++i) factors[i] = candidates[i];
+  });
+}
+
+td_status td_conv_plan(const char* name, const td_conv_problem* problem, int32_t sms, const char** chosen,
+                       int32_t* k_batch) {
+  return guarded([&] {
+    require(chosen != nullptr, "chosen is NULL");
+    require(k_batch != nullptr, "k_batch is NULL");
+    require(sms >= 0, "sms " + std::to_string(sms) + " is negative (0: the current device's count)");
+    const auto view = td::c_api::convert(problem);
+    auto& s = state();
+    const td::GroupedConvInstance* only = name != nullptr ? &td::c_api::find(s, name) : nullptr;
+    const td::LaunchChoice choice = td::c_api::plan(s, only, view, sms > 0 ? sms : td::c_api::sm_count_of(-1));
+    *chosen = s.names[td::c_api::index_of(s, *choice.instance)].c_str();
+    *k_batch = choice.k_batch;
   });
 }
 

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <string>
+#include <vector>
 
 #include "tiledispatch/runtime/direction.hpp"
+#include "tiledispatch/selection/embedded_models.hpp"
 
 namespace tiledispatch {
 namespace {
@@ -100,6 +102,34 @@ const GroupedConvInstance* TileHeuristicSelector::select(
     if (better) best = instance, best_score = score, best_volume = volume, best_depthwise = depthwise;
   }
   return best;
+}
+
+LearnedSelector::LearnedSelector() : ranker_(&selection::embedded_model, "heuristics/models (compiled in)") {}
+
+const GroupedConvInstance* LearnedSelector::select(const ConvProblem& problem, ConvDirection direction,
+                                                   const std::vector<const GroupedConvInstance*>& candidates) const {
+  return plan(problem, direction, candidates, int(TileHeuristicSelector::kSmCount)).instance;
+}
+
+LaunchChoice LearnedSelector::plan(const ConvProblem& problem, ConvDirection direction,
+                                   const std::vector<const GroupedConvInstance*>& candidates, int sms) const {
+  if (candidates.empty()) return {};
+  std::vector<LaunchChoice> pairs;
+  std::vector<selection::Candidate> named;
+  for (const GroupedConvInstance* instance : candidates) {
+    const std::vector<int> factors =
+        direction == ConvDirection::kBwdWeight ? instance->split_k_candidates(problem, sms) : std::vector<int>{1};
+    for (const int k : factors) {
+      pairs.push_back({instance, k});
+      named.push_back({instance->name(), k});
+    }
+  }
+  try {
+    const auto ranked = ranker_.rank(problem, direction, candidates.front()->signature().dtype, named);
+    return pairs[ranked.front().index];
+  } catch (const selection::ModelError&) {
+    return fallback_.plan(problem, direction, candidates, sms);
+  }
 }
 
 }  // namespace tiledispatch

@@ -15,7 +15,12 @@ arch, rendered from ``generators/arch.py``) is one more node, written by ``build
 its sources are the generator's own files and package versions, so editing an arch spec rewrites it, and the C
 scanner (the generated directory is an include root) recompiles exactly the units whose kernels include it.
 
-Methods: ``env.TDGenerate(direction) -> list of output nodes``, ``env.TDArchHeader() -> [header node]``.
+The selection models (``heuristics/models/<direction>.trees``) are one more generated source,
+``embedded_models.cpp`` (``generators.embedded_models``), compiled into the runtime library so that the C API
+ranks kernels with them without reading a file; it depends on the three model files and the renderer.
+
+Methods: ``env.TDGenerate(direction) -> list of output nodes``, ``env.TDArchHeader() -> [header node]``,
+``env.TDEmbeddedModels() -> [source node]``.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from SCons.Builder import Builder
 from SCons.Environment import Base as Environment
 from SCons.Node import Node
 from SCons.Script import Exit
-from tiledispatch_build.options import BuildOptions
+from tiledispatch_build.options import DIRECTIONS, BuildOptions
 from tiledispatch_build.plan_memo import PlanMemo, load_memo, outputs_intact, record_outputs, save_memo
 
 from generators.atomic_files import remove_stale_temporaries
@@ -229,6 +234,24 @@ def _arch_header_method(env: Environment) -> list[Node]:
     return header
 
 
+def _write_embedded_models(target: list, source: list, env: Environment) -> int:
+    embed = importlib.import_module("generators.embedded_models")
+    embed.write_embedded_models(Path(env.Dir("#heuristics/models").abspath), Path(target[0].abspath))
+    return 0
+
+
+def _embedded_models_method(env: Environment) -> list[Node]:
+    root = Path(env.Dir("#").abspath)
+    models = [root / "heuristics" / "models" / f"{direction}.trees" for direction in DIRECTIONS]
+    renderer = [root / "generators" / "embedded_models.py"]
+    source = env.TDEmbeddedModelsBuilder(
+        target="$TD_GEN_DIR/embedded_models.cpp",
+        source=[env.File(str(path)) for path in [*models, *renderer] if path.is_file()],
+    )
+    env.Alias("generate", source)
+    return source
+
+
 def generate(env: Environment) -> None:
     # The build runs the driver's build API in-process; site_scons/site_init.py keeps the repository root on
     # sys.path for the whole build (SCons restores sys.path after reading the SConstruct and each tool).
@@ -245,6 +268,10 @@ def generate(env: Environment) -> None:
         action=Action(_generate_arch_header, "generate arch header")
     )
     env.AddMethod(_arch_header_method, "TDArchHeader")
+    env["BUILDERS"]["TDEmbeddedModelsBuilder"] = Builder(
+        action=Action(_write_embedded_models, "generate embedded selection models")
+    )
+    env.AddMethod(_embedded_models_method, "TDEmbeddedModels")
 
 
 def exists(env: Environment) -> bool:

@@ -83,9 +83,9 @@ def make_sandbox(path: Path) -> Sandbox:
     no_caches = shutil.ignore_patterns("__pycache__")
     shutil.copytree(REPO_ROOT / "site_scons", path / "site_scons", ignore=no_caches)
     shutil.copytree(FIXTURE_REPO, path, dirs_exist_ok=True, ignore=no_caches)
-    # The build tools write through the project's one atomic-write helper and parse name filters with the
-    # generator's own rule.
-    for module in ("atomic_files.py", "name_filter.py"):
+    # The build tools write through the project's one atomic-write helper, parse name filters with the
+    # generator's own rule and render the (here absent) selection models.
+    for module in ("atomic_files.py", "name_filter.py", "embedded_models.py"):
         shutil.copy2(REPO_ROOT / "generators" / module, path / "generators" / module)
     return Sandbox(path)
 

@@ -55,7 +55,7 @@ def test_second_checkout_builds_from_the_cache_without_compiling(tmp_path: Path)
     second = make_sandbox(tmp_path / "second")
     run = second.scons(f"cache_dir={cache}", "check")
     assert second.calls() == [], "a clean second checkout must not call the compiler"
-    total = len(second.units()) + 2
+    total = len(second.units()) + 3  # main.cpp, runtime.cpp, embedded_models.cpp
     assert re.search(rf"tiledispatch: 0 units compiled, {total} from cache, 0 up to date", run.stdout)
     assert (second.build / "profiler" / "tiledispatch_profiler").read_bytes() == (
         first.build / "profiler" / "tiledispatch_profiler"
@@ -86,7 +86,7 @@ def test_compiledb_lists_every_compiled_unit(built: Sandbox) -> None:
     built.scons("compiledb")
     entries = json.loads((built.build / "compile_commands.json").read_text())
     assert sorted(Path(entry["file"]).name for entry in entries) == sorted(
-        [unit.name for unit in built.units()] + ["main.cpp", "runtime.cpp"]
+        [unit.name for unit in built.units()] + ["embedded_models.cpp", "main.cpp", "runtime.cpp"]
     )
     for entry in entries:
         assert entry["command"].startswith(str(built.cuda / "bin" / "nvcc"))

@@ -28,6 +28,7 @@ def test_lib_links_the_runtime_objects_and_every_instance_library(sandbox: Sandb
     assert sorted(inputs) == sorted(
         [
             "build/tiny-sm_90a/obj/runtime/runtime.o",
+            "build/tiny-sm_90a/obj/runtime/embedded_models.o",
             "build/tiny-sm_90a/lib/libfwd_instances.a",
             "build/tiny-sm_90a/lib/libbwd_data_instances.a",
             "build/tiny-sm_90a/lib/libbwd_weight_instances.a",
@@ -65,3 +66,21 @@ def test_check_links_the_library_too(sandbox: Sandbox) -> None:
     sandbox.scons("check")
     assert (sandbox.build / LIBRARY).is_file()
     assert len(_shared_links(sandbox)) == 1
+
+
+def test_the_selection_models_are_compiled_in_and_tracked(sandbox: Sandbox) -> None:
+    """heuristics/models/<direction>.trees become the runtime's embedded_models.cpp: the text as given, and an
+    edit to one model regenerates and recompiles that source alone."""
+    models = sandbox.root / "heuristics" / "models"
+    models.mkdir(parents=True)
+    (models / "bwd_weight.trees").write_text("tiledispatch-trees 1\ndirection bwd_weight\n")
+    sandbox.scons("lib")
+    embedded = (sandbox.gen / "embedded_models.cpp").read_text()
+    model = 'R"tdmodel(tiledispatch-trees 1\ndirection bwd_weight\n)tdmodel";'
+    assert f"constexpr char kBwdWeightModel[] =\n    {model}" in embedded
+    assert 'constexpr char kFwdModel[] =\n    R"tdmodel()tdmodel";' in embedded
+    sandbox.reset_calls()
+    (models / "bwd_weight.trees").write_text("tiledispatch-trees 1\ndirection bwd_weight\nfeatures 0\n")
+    sandbox.scons("lib")
+    assert sandbox.compiled_sources() == ["embedded_models.cpp"]
+    assert "features 0" in (sandbox.gen / "embedded_models.cpp").read_text()

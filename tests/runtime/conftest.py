@@ -6,17 +6,19 @@ import ctypes
 from pathlib import Path
 
 import pytest
-from runtime_build import FIXTURES, build_shared, c_api_sources, find_nvcc
+from runtime_build import FIXTURES, build_shared, c_api_sources, fake_models_source, find_nvcc
 
 from tiledispatch import Registry
 
 
 @pytest.fixture(scope="session")
 def fake_library() -> Path:
-    """libtiledispatch over fixtures/fake_runtime_instances.cpp (makes no CUDA call on its own)."""
+    """libtiledispatch over fixtures/fake_runtime_instances.cpp and the doubles' models (no CUDA call of its
+    own)."""
     if find_nvcc() is None:
         pytest.skip("no nvcc: neither the pinned wheel nor a system CUDA is installed")
-    return build_shared("tiledispatch_fake", [*c_api_sources(), FIXTURES / "fake_runtime_instances.cpp"])
+    sources = [*c_api_sources(), FIXTURES / "fake_runtime_instances.cpp", fake_models_source()]
+    return build_shared("tiledispatch_fake", sources)
 
 
 @pytest.fixture

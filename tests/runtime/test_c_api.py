@@ -252,20 +252,57 @@ def test_split_k_fills_at_most_the_capacity_and_refuses_bad_arguments(lib: ctype
     assert last_error(lib) == f"{FP32_BWD_WEIGHT} does not support the problem: C/G=6 is not a multiple of 4"
 
 
-def test_k_batch_auto_takes_the_preferred_factor_of_the_running_device(lib: ctypes.CDLL, last_run) -> None:
+def plan(lib: ctypes.CDLL, name: str | None, problem: Problem, sms: int) -> tuple[int, str | None, int]:
+    """(status, chosen kernel, split-K) of td_conv_plan."""
+    chosen, k_batch = ctypes.c_char_p(), ctypes.c_int32(-7)
+    c_problem = to_c_problem(problem)
+    status = lib.td_conv_plan(
+        name.encode() if name else None,
+        ctypes.byref(c_problem),
+        sms,
+        ctypes.byref(chosen),
+        ctypes.byref(k_batch),
+    )
+    return status, chosen.value.decode() if chosen.value else None, k_batch.value
+
+
+def test_plan_ranks_the_split_k_candidates_with_the_compiled_in_model(lib: ctypes.CDLL) -> None:
+    """The doubles' bwd_weight model (runtime_build.split_k_model) scores factors 4 to 8 highest; of the
+    fp32 double's candidates (1, 2, 4, 8, 16, 32, 33, 64 on 132 SMs) 4 comes first, where the instance's own
+    rule prefers 33."""
+    assert split_k(lib, FP32_BWD_WEIGHT, SPLIT_PROBLEM, 132)[2][:8] == [1, 2, 4, 8, 16, 32, 33, 64]
+    assert plan(lib, None, SPLIT_PROBLEM, 132) == (TD_OK, FP32_BWD_WEIGHT, 4)
+    assert plan(lib, FP32_BWD_WEIGHT, SPLIT_PROBLEM, 132) == (TD_OK, FP32_BWD_WEIGHT, 4)
+    # 8 SMs over 4 units: the candidates stop at 2 (one round), and the model's +1 above 1 picks it.
+    assert split_k(lib, FP32_BWD_WEIGHT, SPLIT_PROBLEM, 8)[2][:3] == [1, 2, 4]
+    # fwd has no model compiled in: the tile heuristic chooses, at split-K 1.
+    assert plan(lib, None, BIG, 132) == (TD_OK, FWD_128, 1)
+
+
+def test_plan_refuses_what_cannot_run(lib: ctypes.CDLL) -> None:
+    odd = SPLIT_PROBLEM.replace(C=24, K=24, G=4)
+    assert plan(lib, FP32_BWD_WEIGHT, odd, 132)[0] == NOT_SUPPORTED
+    assert plan(lib, None, odd, 132)[0] == NO_KERNEL
+    assert last_error(lib).startswith("no kernel supports bwd_weight fp32 2D G=4")
+    assert plan(lib, None, SPLIT_PROBLEM, -1)[0] == INVALID_ARGUMENT
+    assert last_error(lib) == "sms -1 is negative (0: the current device's count)"
+
+
+def test_k_batch_auto_takes_the_plans_factor_on_the_running_device(lib: ctypes.CDLL, last_run) -> None:
     sms = ctypes.c_int32()
     has_gpu = lib.td_conv_device_sm_count(-1, ctypes.byref(sms)) == TD_OK
     before = last_run()["runs"]
-    status = run(
-        lib, FP32_BWD_WEIGHT, SPLIT_PROBLEM, CArgs(0x1000, 0x2000, 0x3000, None, 0, K_BATCH_AUTO, -1, None)
-    )
-    if has_gpu:
-        assert status == TD_OK, last_error(lib)
-        assert last_run()["k_batch"] == split_k(lib, FP32_BWD_WEIGHT, SPLIT_PROBLEM, sms.value)[1]
-    else:  # the factor needs the device's SM count: a CUDA error, and nothing launched
-        assert status == CUDA
-        assert "cudaGetDevice" in last_error(lib) or "multiprocessor count" in last_error(lib)
-        assert last_run()["runs"] == before
+    args = CArgs(0x1000, 0x2000, 0x3000, None, 0, K_BATCH_AUTO, -1, None)
+    for name in (FP32_BWD_WEIGHT, None):
+        status = run(lib, name, SPLIT_PROBLEM, args)
+        if has_gpu:
+            assert status == TD_OK, last_error(lib)
+            seen = last_run()
+            assert (seen["name"], seen["k_batch"]) == plan(lib, name, SPLIT_PROBLEM, sms.value)[1:]
+        else:  # the factor needs the device's SM count: a CUDA error, and nothing launched
+            assert status == CUDA
+            assert "cudaGetDevice" in last_error(lib) or "multiprocessor count" in last_error(lib)
+            assert last_run()["runs"] == before
 
 
 def test_workspace_at_k_batch_auto_needs_a_supported_problem(lib: ctypes.CDLL) -> None:

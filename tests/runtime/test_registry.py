@@ -144,12 +144,19 @@ def test_split_k_reports_the_candidates_and_the_preferred_factor(registry: Regis
         SplitK(kernel=offered.kernel, sms=132, candidates=(1, 2), preferred=3)
 
 
-def test_plan_takes_the_preferred_factor_without_a_launch_selector(registry: Registry) -> None:
-    launch = registry.plan(BWD_WEIGHT, sms=132)
-    assert launch.kernel == registry.select(BWD_WEIGHT)
-    assert launch.split_k == registry.split_k(BWD_WEIGHT, launch.kernel.name, sms=132).preferred > 1
-    assert registry.plan(BWD_WEIGHT, FP32_BWD_WEIGHT, sms=8).split_k == 4  # 8 SMs over 2 units
+def test_plan_without_a_launch_selector_is_the_librarys(registry: Registry) -> None:
+    """The doubles' compiled-in bwd_weight model ranks factors 4 to 8 first (runtime_build.split_k_model); on
+    a batch of 64 the instance's own rule takes 64 (132 SMs over G = 2 units)."""
+    long = BWD_WEIGHT.replace(N=64)
+    launch = registry.plan(long, sms=132)
+    assert (launch.kernel, launch.split_k) == (registry.select(long), 4)
+    assert registry.split_k(long, launch.kernel.name, sms=132).preferred == 64
+    assert registry.plan(long, FP32_BWD_WEIGHT, sms=132).split_k == 4
     assert registry.plan(PROBLEM) == Launch(kernel=registry.select(PROBLEM), split_k=1)  # host-only
+    with pytest.raises(UnsupportedProblemError, match="C/G=3 is not a multiple of 4"):
+        registry.plan(BWD_WEIGHT.replace(C=6, K=6), FP32_BWD_WEIGHT, sms=132)
+    with pytest.raises(UnsupportedProblemError, match="no kernel supports bwd_weight fp32"):
+        registry.plan(BWD_WEIGHT.replace(C=6, K=6), sms=132)
 
 
 class LargestSplit:

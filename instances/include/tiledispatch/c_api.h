@@ -34,7 +34,7 @@ extern "C" {
 #define TD_C_API_VERSION 2
 #define TD_ALIGNMENT 16
 /* td_conv_args.k_batch (and td_conv_workspace_size's k_batch) that leaves the split-K factor to the library:
- * the instance's preferred factor (td_conv_split_k) on the device that runs it. */
+ * td_conv_plan's factor for the instance on the device that runs it. */
 #define TD_K_BATCH_AUTO (-1)
 
 typedef enum td_status {
@@ -81,8 +81,8 @@ typedef struct td_kernel_info {
 /* Device pointers and launch settings. fwd reads input+weight and writes output; bwd_data reads
  * output+weight and writes input; bwd_weight reads input+output and writes weight. `workspace` may be NULL
  * even when the kernel needs one: the library then allocates it stream-ordered (cudaMallocAsync/FreeAsync).
- * `k_batch` is the split-K factor (bwd_weight only; 0 or 1 means no split; TD_K_BATCH_AUTO: the instance's
- * preferred factor on `device`). `stream` is a cudaStream_t
+ * `k_batch` is the split-K factor (bwd_weight only; 0 or 1 means no split; TD_K_BATCH_AUTO: td_conv_plan's
+ * choice on `device`, with the kernel when `name` is NULL). `stream` is a cudaStream_t
  * (NULL: the legacy default stream). `device` is the CUDA ordinal that owns the tensors (-1: current). */
 typedef struct td_conv_args {
   void* input;
@@ -122,8 +122,9 @@ TD_C_API td_status td_conv_problem_validate(const td_conv_problem* problem);
 TD_C_API td_status td_conv_is_supported(const char* name, const td_conv_problem* problem, int* supported,
                                         const char** reason);
 
-/* The instance the selection heuristic picks for `problem` (docs/runtime.md, "Selection"): the name, valid
- * until td_conv_cleanup(). TD_ERROR_NO_KERNEL when no instance supports it. */
+/* The instance the selection picks for `problem` (docs/runtime.md, "Selection": the learned models compiled into
+ * the library, ranking each kernel with its split-K candidates for 132 SMs): the name, valid until
+ * td_conv_cleanup(). TD_ERROR_NO_KERNEL when no instance supports it. */
 TD_C_API td_status td_conv_select_kernel(const td_conv_problem* problem, const char** name);
 
 /* Bytes of device workspace instance `name` needs for `problem` with split-K factor `k_batch` (0 when none).
@@ -134,13 +135,21 @@ TD_C_API td_status td_conv_workspace_size(const char* name, const td_conv_proble
                                           size_t* bytes);
 
 /* The split-K factors instance `name` offers for `problem` on a GPU of `sms` multiprocessors (0: the current
- * device's count, a CUDA call): *preferred is the one a run with TD_K_BATCH_AUTO takes (the largest candidate
- * that keeps every work unit in one round on the SMs); the candidates (ascending, the ones the profiler tries)
- * go to `factors`, at most `capacity` of them (`factors` may be NULL when `capacity` is 0), and their number to
- * *count. Directions other than bwd_weight, and instances that do not split, offer {1}. TD_ERROR_NOT_SUPPORTED
- * when the instance does not support `problem`. */
+ * device's count, a CUDA call): the candidates (ascending, the ones the profiler tries) go to `factors`, at most
+ * `capacity` of them (`factors` may be NULL when `capacity` is 0), and their number to *count; *preferred is the
+ * instance's own rule among them (the largest that keeps every work unit in one round on the SMs), what a run
+ * takes where the models cannot rank (td_conv_plan). Directions other than bwd_weight, and instances that do
+ * not split, offer {1}. TD_ERROR_NOT_SUPPORTED when the instance does not support `problem`. */
 TD_C_API td_status td_conv_split_k(const char* name, const td_conv_problem* problem, int32_t sms, int32_t* preferred,
                                    int32_t* factors, size_t capacity, size_t* count);
+
+/* What a run launches for `problem` on a GPU of `sms` multiprocessors (0: the current device's count, a CUDA
+ * call): instance `name` (NULL: the one the selection ranks first) and its split-K factor, the (kernel, factor)
+ * pair the compiled-in models rank first (docs/runtime.md, "Split-K"). *chosen is valid until
+ * td_conv_cleanup(). Plans are memoised per problem, kernel and SM count. TD_ERROR_NOT_SUPPORTED when `name`
+ * does not support the problem, TD_ERROR_NO_KERNEL when none does. */
+TD_C_API td_status td_conv_plan(const char* name, const td_conv_problem* problem, int32_t sms, const char** chosen,
+                                int32_t* k_batch);
 
 /* The multiprocessor count of CUDA device `device` (-1: the current device). A CUDA call. */
 TD_C_API td_status td_conv_device_sm_count(int32_t device, int32_t* sms);

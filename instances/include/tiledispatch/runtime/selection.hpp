@@ -1,7 +1,9 @@
-// Kernel selection: which supported instance runs a problem when the caller names none.
+// Kernel selection: which supported instance runs a problem when the caller names none, and at which split-K
+// factor (plan).
 //
-// KernelSelector is the plug-in point (a learned, CK-style TFLOP/s predictor will implement it later);
-// TileHeuristicSelector is the documented default (docs/runtime.md, "Selection"):
+// KernelSelector is the plug-in point. LearnedSelector, the C API's, ranks (instance, split-K) pairs with the
+// models compiled into the library (docs/runtime.md, "Selection"); TileHeuristicSelector is its fallback where
+// the models cannot rank:
 //   1. candidates are the instances whose signature matches the problem (direction, dtype, ndim) and whose
 //      is_supported(problem) holds;
 //   2. a depthwise instance, when one is supported, wins over implicit GEMM (it is specialised for G = C = K);
@@ -25,6 +27,7 @@
 
 #include "tiledispatch/runtime/instance.hpp"
 #include "tiledispatch/runtime/problem.hpp"
+#include "tiledispatch/selection/ranker.hpp"
 
 namespace tiledispatch {
 
@@ -35,6 +38,12 @@ struct BlockTile {
 };
 std::optional<BlockTile> parse_block_tile(std::string_view instance_string);
 
+// What a run launches: an instance and its split-K factor.
+struct LaunchChoice {
+  const GroupedConvInstance* instance = nullptr;
+  int k_batch = 1;
+};
+
 class KernelSelector {
  public:
   virtual ~KernelSelector() = default;
@@ -42,6 +51,15 @@ class KernelSelector {
   [[nodiscard]] virtual const GroupedConvInstance* select(
       const ConvProblem& problem, ConvDirection direction,
       const std::vector<const GroupedConvInstance*>& candidates) const = 0;
+  // The launch on a GPU of `sms` multiprocessors: select()'s instance at its preferred split-K factor
+  // (bwd_weight; 1 otherwise). No instance when `candidates` is empty.
+  [[nodiscard]] virtual LaunchChoice plan(const ConvProblem& problem, ConvDirection direction,
+                                          const std::vector<const GroupedConvInstance*>& candidates,
+                                          int sms) const {
+    const GroupedConvInstance* chosen = select(problem, direction, candidates);
+    if (chosen == nullptr) return {};
+    return {chosen, direction == ConvDirection::kBwdWeight ? chosen->preferred_split_k(problem, sms) : 1};
+  }
 };
 
 class TileHeuristicSelector final : public KernelSelector {
@@ -52,6 +70,27 @@ class TileHeuristicSelector final : public KernelSelector {
       const std::vector<const GroupedConvInstance*>& candidates) const override;
   // The score of step 3 (0 when the instance string states no tile).
   [[nodiscard]] static double score(const ConvProblem& problem, ConvDirection direction, const BlockTile& tile);
+};
+
+// The C API's selector: the models compiled into the library (selection/embedded_models.hpp) rank every
+// candidate with each of its own split-K factors (split_k_candidates on `sms` multiprocessors; select() takes
+// kSmCount), the same trees and features as heuristics.select.LearnedSelector in Python. Where the models
+// cannot rank the candidates (no model compiled in for the direction, a name the features do not parse), the
+// tile heuristic and the instance's preferred factor decide. The models load on first use: not thread-safe
+// on its own (the C API calls it under its lock).
+class LearnedSelector final : public KernelSelector {
+ public:
+  LearnedSelector();
+  [[nodiscard]] const GroupedConvInstance* select(
+      const ConvProblem& problem, ConvDirection direction,
+      const std::vector<const GroupedConvInstance*>& candidates) const override;
+  [[nodiscard]] LaunchChoice plan(const ConvProblem& problem, ConvDirection direction,
+                                  const std::vector<const GroupedConvInstance*>& candidates,
+                                  int sms) const override;
+
+ private:
+  mutable selection::Ranker ranker_;
+  TileHeuristicSelector fallback_;
 };
 
 }  // namespace tiledispatch

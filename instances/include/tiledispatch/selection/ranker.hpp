@@ -1,6 +1,7 @@
 // Ranks candidate (kernel, split-K) pairs of one problem by the exported model of their direction:
-// <model_dir>/<direction>.trees, read on first use. Ties keep the candidates' order, as heuristics.select.rank
-// does. Header-only, C++17, no CUDA, no Python; independent of any C API over the registry.
+// <model_dir>/<direction>.trees, or the same text compiled into the library (embedded_models.hpp), read on
+// first use. Ties keep the candidates' order, as heuristics.select.rank does. Header-only, C++17, no CUDA, no
+// Python; independent of any C API over the registry.
 #pragma once
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cstddef>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,7 +34,13 @@ struct Scored {
 
 class Ranker {
  public:
+  using ModelSource = std::string_view (*)(ConvDirection);
+
+  // Models read from <model_dir>/<direction>.trees.
   explicit Ranker(std::string model_dir) : model_dir_(std::move(model_dir)) {}
+  // Models parsed from the texts `source` returns (selection::embedded_model: compiled into the library);
+  // `origin` stands for the folder in error messages.
+  Ranker(ModelSource source, std::string origin) : model_dir_(std::move(origin)), source_(source) {}
 
   // The model of a direction, loaded once. Throws ModelError when it is missing, malformed, or was trained
   // on a different feature list.
@@ -40,16 +48,7 @@ class Ranker {
     const auto found = models_.find(direction);
     if (found != models_.end()) return found->second;
     const std::string path = model_dir_ + "/" + std::string(to_token(direction)) + ".trees";
-    std::ifstream in(path);
-    // The committed models live in the repository's heuristics/models; a relative model_dir resolves against
-    // the working directory, so say both where they are and how to rebuild them.
-    if (!in) {
-      throw ModelError(path +
-                       ": cannot open (the committed models are the repository's heuristics/models: run from its "
-                       "root or pass that folder; retrain: python -m heuristics train --data "
-                       "heuristics/data/*.csv.gz)");
-    }
-    TreeModel loaded = TreeModel::parse(in, path);
+    TreeModel loaded = source_ != nullptr ? parse_text(source_(direction), path) : parse_file(path);
     const auto& names = loaded.feature_names();
     if (!std::equal(names.begin(), names.end(), kFeatureNames.begin(), kFeatureNames.end())) {
       throw ModelError(path + ": its feature list differs from selection/features.hpp (retrain)");
@@ -81,7 +80,26 @@ class Ranker {
   }
 
  private:
+  static TreeModel parse_file(const std::string& path) {
+    std::ifstream in(path);
+    // The committed models live in the repository's heuristics/models; a relative model_dir resolves against
+    // the working directory, so say both where they are and how to rebuild them.
+    if (!in) {
+      throw ModelError(path +
+                       ": cannot open (the committed models are the repository's heuristics/models: run from its "
+                       "root or pass that folder; retrain: python -m heuristics train --data "
+                       "heuristics/data/*.csv.gz)");
+    }
+    return TreeModel::parse(in, path);
+  }
+  static TreeModel parse_text(std::string_view text, const std::string& path) {
+    if (text.empty()) throw ModelError(path + ": no model was compiled in");
+    std::istringstream in{std::string(text)};
+    return TreeModel::parse(in, path);
+  }
+
   std::string model_dir_;
+  ModelSource source_ = nullptr;
   std::map<ConvDirection, TreeModel> models_;
 };
 
