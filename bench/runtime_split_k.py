@@ -2,14 +2,15 @@
 
 For every row of a CK problem table and every dtype asked for (bwd_weight): cuDNN, timed as
 bench/compare_cudnn.py times it (PyTorch, channels_last, cudnn.benchmark, CUDA events, L2 flushed between
-repeats, the best of two rounds' medians), and four launches of ``tiledispatch.Registry`` timed the same way:
+repeats, the best of two rounds' medians), and three launches of ``tiledispatch.Registry`` (no Python
+selector: the C library's own choices) timed the same way:
 
-- ``heuristic, 1``: the C library's tile heuristic kernel at split-K 1 (``Registry.run``'s factor before it
-  planned one);
-- ``heuristic, preferred``: ``Registry.plan`` without a selector: that kernel at its preferred factor;
-- ``learned, 1``: ``LearnedSelector.select``'s kernel (ranked at split-K 1) at split-K 1;
-- ``learned plan``: ``Registry.plan`` with ``LearnedSelector``: the (kernel, factor) pair it ranks first
-  among every supported kernel's own candidates.
+- ``select, 1``: ``Registry.select``'s kernel at split-K 1 (what ``Registry.run`` launched before it planned
+  a factor);
+- ``select, preferred``: that kernel at its own preferred factor (``Registry.split_k``: the largest
+  candidate whose work units fit one round on the SMs);
+- ``plan``: ``Registry.plan``, what ``Registry.run`` launches given no factor: the (kernel, split-K) pair the
+  library's compiled-in models rank first among every supported kernel's own candidates.
 
 Each launch's plan is made once; ``Registry.run`` with that kernel and factor (what a run given no factor
 launches, without re-planning every call) is captured in a CUDA graph and the replays are timed, so the GPU's
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
     from tiledispatch import Launch, Registry
     from tiledispatch import Problem as RuntimeProblem
 
-LAUNCHES = ("heuristic, 1", "heuristic, preferred", "learned, 1", "learned plan")
+LAUNCHES = ("select, 1", "select, preferred", "plan")
 
 
 class Timed(BaseModel):
@@ -90,21 +91,19 @@ def tile_of(kernel: str) -> str:
     return kernel.split("_2d_", 1)[-1].split("_3d_", 1)[-1]
 
 
-def measure(
-    heuristic: Registry, learned: Registry, problem: Problem, dtype: str, warmup: int, repeat: int
-) -> dict[str, Timed]:
+def measure(registry: Registry, problem: Problem, dtype: str, warmup: int, repeat: int) -> dict[str, Timed]:
     import torch
 
     from tiledispatch import UnsupportedProblemError
 
     p = runtime_problem(problem, dtype)
-    sms = heuristic.device_sm_count()
+    sms = registry.device_sm_count()
     try:
+        selected = registry.select(p).name
         plans = {
-            "heuristic, 1": (heuristic.select(p).name, 1),
-            "heuristic, preferred": astuple(heuristic.plan(p, sms=sms)),
-            "learned, 1": (learned.select(p).name, 1),
-            "learned plan": astuple(learned.plan(p, sms=sms)),
+            "select, 1": (selected, 1),
+            "select, preferred": (selected, registry.split_k(p, selected, sms=sms).preferred),
+            "plan": astuple(registry.plan(p, sms=sms)),
         }
     except UnsupportedProblemError:
         return {}
@@ -122,7 +121,7 @@ def measure(
     dw = tensor(problem.K, problem.C // problem.G, *filters)
     timed = {}
     for launch, (kernel, split_k) in plans.items():
-        step = functools.partial(heuristic.run, x, dw, dy, p, kernel=kernel, split_k=split_k)
+        step = functools.partial(registry.run, x, dw, dy, p, kernel=kernel, split_k=split_k)
         ms = event_timed(graph_of(step).replay, warmup, repeat)
         timed[launch] = Timed(
             kernel=kernel, split_k=split_k, tflops=problem.flops() / ms / 1e9, run_us=host_microseconds(step)
@@ -216,15 +215,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    from heuristics.select import LearnedSelector
     from tiledispatch import Registry
 
-    heuristic = Registry.load(args.library)
-    learned = Registry.load(args.library, selector=LearnedSelector())
+    registry = Registry.load(args.library)
     rows = []
     for problem in problems:
         for dtype in dtypes:
-            launches = measure(heuristic, learned, problem, dtype, args.warmup, args.repeat)
+            launches = measure(registry, problem, dtype, args.warmup, args.repeat)
             if not launches:
                 print(
                     f"{problem.label} {dtype}: no kernel of {args.library.name} supports it", file=sys.stderr

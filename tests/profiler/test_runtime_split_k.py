@@ -25,14 +25,14 @@ def rs() -> ModuleType:
 
 def test_table_gives_each_launch_its_ratio_and_geometric_mean(rs: ModuleType) -> None:
     name = "grouped_conv_bwd_weight_fp16_nhwgc_2d_compv3_cshuffle_intrawave_64x64x64_2x2x1_32x32x16_gm8"
-    tflops = {"heuristic, 1": 5.0, "heuristic, preferred": 20.0, "learned, 1": 8.0, "learned plan": 40.0}
+    tflops = {"select, 1": 5.0, "select, preferred": 20.0, "plan": 40.0}
     rows = [
         rs.Row(
             problem=f"p{i}",
             dtype="fp16",
             cudnn_tflops=cudnn,
             launches={
-                k: rs.Timed(kernel=name, split_k=1 + 15 * (k != "heuristic, 1"), tflops=v, run_us=42.0)
+                k: rs.Timed(kernel=name, split_k=1 + 15 * (k != "select, 1"), tflops=v, run_us=42.0)
                 for k, v in tflops.items()
             },
         )
@@ -43,10 +43,10 @@ def test_table_gives_each_launch_its_ratio_and_geometric_mean(rs: ModuleType) ->
         "| p0 | fp16 | 10.0 | compv3_cshuffle_intrawave_64x64x64_2x2x1_32x32x16_gm8, 1, 5.0, **0.50** |"
         in text
     )
-    # Ratios 2.0 and 0.5 for "heuristic, preferred": geometric mean 1.00; 4.0 and 1.0 for the plan: 2.00.
+    assert text.splitlines()[2].endswith(", 16, 40.0, **4.00** | 42 |")
+    # Ratios 0.5 and 0.125 for "select, 1": geometric mean 0.25; 2.0 and 0.5: 1.00; 4.0 and 1.0: 2.00.
     assert text.splitlines()[-1] == (
-        "geometric mean of ours / cuDNN, fp16: heuristic, 1 0.25, heuristic, preferred 1.00, "
-        "learned, 1 0.40, learned plan 2.00"
+        "geometric mean of ours / cuDNN, fp16: select, 1 0.25, select, preferred 1.00, plan 2.00"
     )
 
 

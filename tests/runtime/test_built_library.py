@@ -1,6 +1,7 @@
 """The shared library the real build produced (`scons ruleset=tiny check` links it; CI runs that first): it
 loads without a GPU, lists exactly the instances of the generator's expected lists (name and instance string,
-as the profiler's --verify-instances does for the static libraries), and selects without touching CUDA."""
+as the profiler's --verify-instances does for the static libraries), selects without touching CUDA, and plans
+with the models compiled into it exactly as the Python selector ranks with the committed files."""
 
 from __future__ import annotations
 
@@ -68,6 +69,32 @@ def test_selection_makes_no_cuda_call() -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     assert [line.split("_")[2] for line in result.stdout.splitlines()] == ["fwd", "bwd", "bwd"]
     assert [line for line in result.stderr.splitlines() if "find library=libcuda.so" in line] == []
+
+
+def test_the_compiled_in_models_plan_as_the_python_selector_ranks(built: Registry) -> None:
+    """The C library's plan (embedded heuristics/models) and LearnedSelector's (the same files read by
+    Python) pick the same (kernel, split-K) pair on grouped, dense and strided layers in every direction."""
+    from heuristics.select import LearnedSelector
+
+    learned = Registry.load(LIBRARY, selector=LearnedSelector())
+    layers = [
+        Problem(N=32, C=256, K=256, G=32, Hi=28, Wi=28, Y=3, X=3, pad_h=1, pad_w=1),
+        Problem(N=16, C=512, K=128, Hi=28, Wi=28, Y=1, X=1),
+        Problem(N=8, C=128, K=256, Hi=56, Wi=56, Y=3, X=3, pad_h=1, pad_w=1, stride_h=2, stride_w=2),
+    ]
+    planned = 0
+    for layer in layers:
+        for direction in ("fwd", "bwd_data", "bwd_weight"):
+            for dtype in ("fp16", "bf16", "fp32"):
+                problem = layer.replace(direction=direction, dtype=dtype)
+                if not built.supported(problem, only_supported=True):
+                    continue
+                ours, python = built.plan(problem, sms=132), learned.plan(problem, sms=132)
+                assert (ours.kernel.name, ours.split_k) == (python.kernel.name, python.split_k), (
+                    problem.describe()
+                )
+                planned += 1
+    assert planned >= 9
 
 
 def padded_bytes(elements: int) -> int:
