@@ -1,6 +1,6 @@
-"""What the Python runtime's backward-weight launches reach against cuDNN, on the same GPU in the same run.
+"""What the Python runtime launches, against cuDNN on the same GPU in the same run.
 
-For every row of a CK problem table and every dtype asked for (bwd_weight): cuDNN, timed as
+For every row of a CK problem table and every direction and dtype asked for: cuDNN, timed as
 bench/compare_cudnn.py times it (PyTorch, channels_last, cudnn.benchmark, CUDA events, L2 flushed between
 repeats, the best of two rounds' medians), and three launches of ``tiledispatch.Registry`` (no Python
 selector: the C library's own choices) timed the same way:
@@ -9,17 +9,19 @@ selector: the C library's own choices) timed the same way:
   a factor);
 - ``select, preferred``: that kernel at its own preferred factor (``Registry.split_k``: the largest
   candidate whose work units fit one round on the SMs);
-- ``plan``: ``Registry.plan``, what ``Registry.run`` launches given no factor: the (kernel, split-K) pair the
-  library's compiled-in models rank first among every supported kernel's own candidates.
+- ``plan``: ``Registry.plan``, what ``Registry.run`` launches given no kernel or factor: the (kernel,
+  split-K) pair the library's compiled-in models rank first among every supported kernel's own candidates.
 
-Each launch's plan is made once; ``Registry.run`` with that kernel and factor (what a run given no factor
-launches, without re-planning every call) is captured in a CUDA graph and the replays are timed, so the GPU's
-time is measured, not the host's; the host time of one ``Registry.run`` call is reported beside it. Prints a
-Markdown table (kernel tile, factor, TFLOP/s, ratio to cuDNN) and the geometric mean of each launch's ratio,
-and writes it to --out-dir.
+The three coincide outside bwd_weight, the one direction that splits K. Each launch's plan is made once;
+``Registry.run`` with that kernel and factor (what a run given none launches, without re-planning every call)
+is captured in a CUDA graph and the replays are timed, so the GPU's time is measured, not the host's; the host
+time of one ``Registry.run`` call is reported beside it. Prints a Markdown table (kernel tile, factor,
+TFLOP/s, ratio to cuDNN) and the geometric mean of each launch's ratio per direction and dtype, and writes it
+to --out-dir.
 
-Usage: python bench/runtime_split_k.py PROBLEMS.csv --library PATH/libtiledispatch_<ruleset>.so
-       [--dtypes fp16,bf16,fp32] [--ndims 2,3] [--warmup 5] [--repeat 20] [--out-dir DIR]
+Usage: python bench/runtime_vs_cudnn.py PROBLEMS.csv --library PATH/libtiledispatch_<ruleset>.so
+       [--directions fwd,bwd_data,bwd_weight] [--dtypes fp16,bf16,fp32] [--ndims 2,3] [--warmup 5]
+       [--repeat 20] [--out-dir DIR]
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ for entry in (REPO_ROOT, REPO_ROOT / "dispatcher", REPO_ROOT / "bench"):
     if str(entry) not in sys.path:
         sys.path.insert(0, str(entry))  # run as a script from anywhere: the repository's own packages
 from compare_cudnn import (  # noqa: E402
+    DIRECTIONS,
     DTYPES,
     Problem,
     UsageError,
@@ -74,16 +77,17 @@ class Row(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     problem: str
+    direction: str
     dtype: str
     cudnn_tflops: float
     launches: dict[str, Timed]
 
 
-def runtime_problem(problem: Problem, dtype: str) -> RuntimeProblem:
+def runtime_problem(problem: Problem, direction: str, dtype: str) -> RuntimeProblem:
     from tiledispatch import Problem as RuntimeProblem
 
     fields = problem.model_dump(exclude={"index", "name"})
-    return RuntimeProblem(**fields, direction="bwd_weight", dtype=dtype, spatial_dims=problem.ndim)
+    return RuntimeProblem(**fields, direction=direction, dtype=dtype, spatial_dims=problem.ndim)
 
 
 def tile_of(kernel: str) -> str:
@@ -91,12 +95,14 @@ def tile_of(kernel: str) -> str:
     return kernel.split("_2d_", 1)[-1].split("_3d_", 1)[-1]
 
 
-def measure(registry: Registry, problem: Problem, dtype: str, warmup: int, repeat: int) -> dict[str, Timed]:
+def measure(
+    registry: Registry, problem: Problem, direction: str, dtype: str, warmup: int, repeat: int
+) -> dict[str, Timed]:
     import torch
 
     from tiledispatch import UnsupportedProblemError
 
-    p = runtime_problem(problem, dtype)
+    p = runtime_problem(problem, direction, dtype)
     sms = registry.device_sm_count()
     try:
         selected = registry.select(p).name
@@ -117,11 +123,11 @@ def measure(registry: Registry, problem: Problem, dtype: str, warmup: int, repea
     def tensor(*shape: int) -> torch.Tensor:
         return torch.empty(shape, device="cuda", dtype=torch_dtype).uniform_(-1, 1).to(memory_format=fmt)
 
-    x, dy = tensor(problem.N, problem.C, *inputs), tensor(problem.N, problem.K, *out)
-    dw = tensor(problem.K, problem.C // problem.G, *filters)
+    x, y = tensor(problem.N, problem.C, *inputs), tensor(problem.N, problem.K, *out)
+    w = tensor(problem.K, problem.C // problem.G, *filters)
     timed = {}
     for launch, (kernel, split_k) in plans.items():
-        step = functools.partial(registry.run, x, dw, dy, p, kernel=kernel, split_k=split_k)
+        step = functools.partial(registry.run, x, w, y, p, kernel=kernel, split_k=split_k)
         ms = event_timed(graph_of(step).replay, warmup, repeat)
         timed[launch] = Timed(
             kernel=kernel, split_k=split_k, tflops=problem.flops() / ms / 1e9, run_us=host_microseconds(step)
@@ -169,10 +175,10 @@ def geomean(values: Sequence[float]) -> float:
 
 
 def format_table(rows: Sequence[Row]) -> str:
-    head = "| problem | dtype | cuDNN TFLOP/s | " + " | ".join(
+    head = "| problem | direction | dtype | cuDNN TFLOP/s | " + " | ".join(
         f"{name}: kernel, k, TFLOP/s, ratio" for name in LAUNCHES
     )
-    lines = [head + " | run() host µs |", "|---|---|---:|" + "---|" * len(LAUNCHES) + "---:|"]
+    lines = [head + " | run() host µs |", "|---|---|---|---:|" + "---|" * len(LAUNCHES) + "---:|"]
     for row in rows:
         cells = [
             f"{tile_of(t.kernel)}, {t.split_k}, {t.tflops:.1f}, **{t.tflops / row.cudnn_tflops:.2f}**"
@@ -180,16 +186,21 @@ def format_table(rows: Sequence[Row]) -> str:
         ]
         host = row.launches[LAUNCHES[-1]].run_us
         lines.append(
-            f"| {row.problem} | {row.dtype} | {row.cudnn_tflops:.1f} | {' | '.join(cells)} | {host:.0f} |"
+            f"| {row.problem} | {row.direction} | {row.dtype} | {row.cudnn_tflops:.1f} | {' | '.join(cells)} "
+            f"| {host:.0f} |"
         )
     lines.append("")
-    for dtype in dict.fromkeys(row.dtype for row in rows):
+    for direction, dtype in dict.fromkeys((row.direction, row.dtype) for row in rows):
         ratios = {
-            name: [r.launches[name].tflops / r.cudnn_tflops for r in rows if r.dtype == dtype]
+            name: [
+                r.launches[name].tflops / r.cudnn_tflops
+                for r in rows
+                if (r.direction, r.dtype) == (direction, dtype)
+            ]
             for name in LAUNCHES
         }
         means = [f"{name} {geomean(values):.2f}" for name, values in ratios.items()]
-        lines.append(f"geometric mean of ours / cuDNN, {dtype}: " + ", ".join(means))
+        lines.append(f"geometric mean of ours / cuDNN, {direction} {dtype}: " + ", ".join(means))
     return "\n".join(lines) + "\n"
 
 
@@ -197,13 +208,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = UsageParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("problems", type=Path, help="CK problem table (CSV, optional name column)")
     parser.add_argument("--library", type=Path, required=True, help="a built libtiledispatch_<ruleset>.so")
+    parser.add_argument("--directions", default="bwd_weight")
     parser.add_argument("--dtypes", default="fp16")
     parser.add_argument("--ndims", default="2,3", help="spatial dimensions of the rows to run")
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--out-dir", type=Path, default=Path("build/runtime_split_k"))
+    parser.add_argument("--out-dir", type=Path, default=Path("build/runtime_vs_cudnn"))
     try:
         args = parser.parse_args(argv)
+        directions = list_arg(args.directions, DIRECTIONS, "direction")
         dtypes = list_arg(args.dtypes, DTYPES, "dtype")
         ndims = [int(n) for n in list_arg(args.ndims, ("2", "3"), "ndim")]
         if args.warmup < 0 or args.repeat < 1:
@@ -220,26 +233,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     registry = Registry.load(args.library)
     rows = []
     for problem in problems:
-        for dtype in dtypes:
-            launches = measure(registry, problem, dtype, args.warmup, args.repeat)
-            if not launches:
-                print(
-                    f"{problem.label} {dtype}: no kernel of {args.library.name} supports it", file=sys.stderr
+        for direction in directions:
+            for dtype in dtypes:
+                launches = measure(registry, problem, direction, dtype, args.warmup, args.repeat)
+                label = f"{problem.label} {direction} {dtype}"
+                if not launches:
+                    print(f"{label}: no kernel of {args.library.name} supports it", file=sys.stderr)
+                    continue
+                cudnn_ms = time_cudnn(problem, direction, dtype, args.warmup, args.repeat)
+                cudnn_tflops = problem.flops() / cudnn_ms / 1e9
+                rows.append(
+                    Row(
+                        problem=problem.label,
+                        direction=direction,
+                        dtype=dtype,
+                        cudnn_tflops=cudnn_tflops,
+                        launches=launches,
+                    )
                 )
-                continue
-            cudnn_ms = time_cudnn(problem, "bwd_weight", dtype, args.warmup, args.repeat)
-            rows.append(
-                Row(
-                    problem=problem.label,
-                    dtype=dtype,
-                    cudnn_tflops=problem.flops() / cudnn_ms / 1e9,
-                    launches=launches,
-                )
-            )
-            print(f"{problem.label} {dtype}: done", file=sys.stderr)
+                print(f"{label}: done", file=sys.stderr)
     table = format_table(rows)
     print(table)
-    write_atomic(args.out_dir / "runtime_split_k.md", table.encode())
+    write_atomic(args.out_dir / "runtime_vs_cudnn.md", table.encode())
     return 0
 
 

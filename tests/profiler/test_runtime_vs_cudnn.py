@@ -1,4 +1,4 @@
-"""bench/runtime_split_k.py on the CPU: the table and its geometric means; bad input is one line, exit 2."""
+"""bench/runtime_vs_cudnn.py on the CPU: the table and its geometric means; bad input is one line, exit 2."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from types import ModuleType
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-SCRIPT = BENCH / "runtime_split_k.py"
+SCRIPT = BENCH / "runtime_vs_cudnn.py"
 
 
 @pytest.fixture(scope="module")
 def rs() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("runtime_split_k", SCRIPT)
+    spec = importlib.util.spec_from_file_location("runtime_vs_cudnn", SCRIPT)
     module = importlib.util.module_from_spec(spec)
-    sys.modules["runtime_split_k"] = module  # pydantic resolves the models' annotations through it
+    sys.modules["runtime_vs_cudnn"] = module  # pydantic resolves the models' annotations through it
     spec.loader.exec_module(module)
     return module
 
@@ -29,6 +29,7 @@ def test_table_gives_each_launch_its_ratio_and_geometric_mean(rs: ModuleType) ->
     rows = [
         rs.Row(
             problem=f"p{i}",
+            direction="bwd_weight",
             dtype="fp16",
             cudnn_tflops=cudnn,
             launches={
@@ -39,14 +40,13 @@ def test_table_gives_each_launch_its_ratio_and_geometric_mean(rs: ModuleType) ->
         for i, cudnn in enumerate((10.0, 40.0))
     ]
     text = rs.format_table(rows)
-    assert (
-        "| p0 | fp16 | 10.0 | compv3_cshuffle_intrawave_64x64x64_2x2x1_32x32x16_gm8, 1, 5.0, **0.50** |"
-        in text
-    )
+    tile = "compv3_cshuffle_intrawave_64x64x64_2x2x1_32x32x16_gm8"
+    first = f"| p0 | bwd_weight | fp16 | 10.0 | {tile}, 1, 5.0, **0.50** |"
+    assert first in text
     assert text.splitlines()[2].endswith(", 16, 40.0, **4.00** | 42 |")
     # Ratios 0.5 and 0.125 for "select, 1": geometric mean 0.25; 2.0 and 0.5: 1.00; 4.0 and 1.0: 2.00.
     assert text.splitlines()[-1] == (
-        "geometric mean of ours / cuDNN, fp16: select, 1 0.25, select, preferred 1.00, plan 2.00"
+        "geometric mean of ours / cuDNN, bwd_weight fp16: select, 1 0.25, select, preferred 1.00, plan 2.00"
     )
 
 
@@ -59,6 +59,10 @@ def test_table_gives_each_launch_its_ratio_and_geometric_mean(rs: ModuleType) ->
             "error: unknown dtype 'fp64' (accepted: fp16, bf16, fp32)",
         ),
         (["--library", str(SCRIPT), "--ndims", "4"], "error: unknown ndim '4' (accepted: 2, 3)"),
+        (
+            ["--library", str(SCRIPT), "--directions", "wgrad"],
+            "error: unknown direction 'wgrad' (accepted: fwd, bwd_data, bwd_weight)",
+        ),
         (["--library", str(SCRIPT), "--repeat", "0"], "error: --warmup 5 / --repeat 0: accepted >= 0 / >= 1"),
     ],
 )
