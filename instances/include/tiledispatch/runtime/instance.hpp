@@ -77,7 +77,8 @@ class GroupedConvInstance {
   // The split-K factors worth trying on a GPU with `sms` multiprocessors when the caller names none (the
   // default: k_batch 1 only).
   virtual std::vector<int> split_k_candidates(const ConvProblem& /*problem*/, int /*sms*/) const { return {1}; }
-  // The factor a run takes when the caller leaves it to the library (one of split_k_candidates).
+  // The instance's own choice among split_k_candidates (the library's plan ranks them with its models and
+  // falls back to this).
   virtual int preferred_split_k(const ConvProblem& /*problem*/, int /*sms*/) const { return 1; }
   // The run-time arguments against the problem (k_batch, workspace size, pointer alignment); run() refuses
   // with cudaErrorInvalidValue what this rejects. The default accepts only k_batch == 1.

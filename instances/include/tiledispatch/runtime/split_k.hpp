@@ -7,9 +7,10 @@
 // least min_per_split GEMM-K elements (kMinSplitK; a kernel with coarser units passes its own count and
 // minimum), and no factor exceeds kMaxSplitK.
 //
-// A run that leaves the factor to the library (TD_K_BATCH_AUTO) takes one_wave_split_k: the largest candidate
-// that keeps every work unit in the first round on the SMs: a split adds a reduction, and a second round
-// waits for the first (docs/runtime.md, "Split-K", measures it against the other candidates).
+// An instance's own preferred factor (preferred_split_k: what the library's plan falls back to where its models
+// cannot rank) is one_wave_split_k: the largest candidate that keeps every work unit in the first round on the
+// SMs, since a split adds a reduction and a second round waits for the first (docs/runtime.md, "Split-K",
+// measures it against the other candidates).
 #pragma once
 
 #include <algorithm>
