@@ -35,8 +35,9 @@ class Support(BaseModel):
 
 class SplitK(BaseModel):
     """The split-K factors `kernel` offers for a problem on a GPU of `sms` multiprocessors: `candidates`
-    (ascending; what the profiler tries) and `preferred`, the one the library takes when the caller names
-    none (the largest that keeps every work unit in one round on the SMs). Not bwd_weight: (1,)."""
+    (ascending; what the profiler tries) and `preferred`, the instance's own rule among them (the largest that
+    keeps every work unit in one round on the SMs), which the library's plan falls back to where its models
+    cannot rank. Not bwd_weight: (1,)."""
 
     model_config = ConfigDict(frozen=True)
 
