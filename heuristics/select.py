@@ -7,7 +7,7 @@ kernel) and ``Registry.plan``, which ``Registry.run`` follows (a kernel and its 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -92,6 +92,17 @@ def rank(
     return [RankedKernel(kernel=pairs[i][0], split_k=pairs[i][1], score=float(scores[i])) for i in order]
 
 
+ItemT = TypeVar("ItemT")
+
+
+def depthwise_first(items: Sequence[ItemT], name_of: Callable[[ItemT], str]) -> Sequence[ItemT]:
+    """The depthwise kernels among `items` where there are any, else all: a depthwise kernel is specialised
+    for G = C = K, and the models score implicit GEMM tiles too well on depthwise layers (the C library's
+    selector applies the same rule)."""
+    depthwise = [item for item in items if kernel_traits(name_of(item)).depthwise]
+    return depthwise or items
+
+
 class _Named(Protocol):
     @property
     def name(self) -> str: ...
@@ -117,6 +128,7 @@ class LearnedSelector:
     def select(self, problem: ConvProblem, candidates: Sequence[KernelT]) -> KernelT:
         if not candidates:
             raise ValueError("no candidate kernels to select from")
+        candidates = depthwise_first(candidates, lambda c: c.name)
         ranked = rank(problem, [c.name for c in candidates], self._split_ks, self._model_dir)
         return next(c for c in candidates if c.name == ranked[0].kernel)
 
@@ -125,6 +137,7 @@ class LearnedSelector:
 
         if not options:
             raise ValueError("no candidate kernels to select from")
+        options = depthwise_first(options, lambda o: o.kernel.name)
         by_name = {option.kernel.name: option for option in options}
         factors = {name: option.candidates for name, option in by_name.items()}
         best = rank(problem, list(by_name), factors, self._model_dir)[0]

@@ -112,8 +112,15 @@ const GroupedConvInstance* LearnedSelector::select(const ConvProblem& problem, C
 }
 
 LaunchChoice LearnedSelector::plan(const ConvProblem& problem, ConvDirection direction,
-                                   const std::vector<const GroupedConvInstance*>& candidates, int sms) const {
-  if (candidates.empty()) return {};
+                                   const std::vector<const GroupedConvInstance*>& all, int sms) const {
+  if (all.empty()) return {};
+  // A supported depthwise instance is specialised for G = C = K: the models rank among those alone (they
+  // score implicit GEMM tiles too well on depthwise layers, where those multiply a single channel a group).
+  std::vector<const GroupedConvInstance*> candidates;
+  for (const GroupedConvInstance* instance : all) {
+    if (instance->signature().family == KernelFamily::kDepthwise) candidates.push_back(instance);
+  }
+  if (candidates.empty()) candidates = all;
   std::vector<LaunchChoice> pairs;
   std::vector<selection::Candidate> named;
   for (const GroupedConvInstance* instance : candidates) {

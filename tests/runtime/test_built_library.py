@@ -97,6 +97,27 @@ def test_the_compiled_in_models_plan_as_the_python_selector_ranks(built: Registr
     assert planned >= 9
 
 
+def test_a_supported_depthwise_kernel_is_planned_on_depthwise_layers(built: Registry) -> None:
+    """On MobileNet-style depthwise layers (tiny's depthwise kernels are 5x5, stride 1 or 2) the library plans
+    a depthwise kernel wherever one supports the layer, whatever the models would rank first among the
+    implicit-GEMM tiles that also run it."""
+    layer = Problem(N=8, C=64, K=64, G=64, Hi=56, Wi=56, Y=5, X=5, pad_h=2, pad_w=2)
+    planned = 0
+    for stride in (1, 2):
+        for direction in ("fwd", "bwd_data", "bwd_weight"):
+            for dtype in ("fp16", "bf16", "fp32"):
+                problem = layer.replace(direction=direction, dtype=dtype, stride_h=stride, stride_w=stride)
+                families = {
+                    built.kernel(s.kernel).family for s in built.supported(problem, only_supported=True)
+                }
+                if "depthwise" not in families:
+                    continue
+                assert built.plan(problem, sms=132).kernel.family == "depthwise", problem.describe()
+                assert built.select(problem).family == "depthwise", problem.describe()
+                planned += 1
+    assert planned >= 3, f"tiny's depthwise kernels support {planned} of the layers"
+
+
 def padded_bytes(elements: int) -> int:
     """A padded tensor in the workspace: fp16 elements, rounded up to 256 bytes."""
     return (elements * 2 + 255) // 256 * 256

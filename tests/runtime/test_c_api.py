@@ -30,8 +30,11 @@ FAKE_NAMES = sorted(
         "grouped_conv_bwd_weight_fp32_nhwgc_2d_mem_cshuffle_intrawave_64x64x32_2x2x1_16x16x4_vec4_4_4",
     ]
 )
-FWD_128 = FAKE_NAMES[3]
-TWO_STAGE = FAKE_NAMES[1]
+FWD_128 = "grouped_conv_fwd_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x32_2x2x1_32x32x16"
+TWO_STAGE = "grouped_conv_bwd_weight_bf16_nhwgc_2d_compv3_cshuffle_intrawave_128x128x32_2x2x1_32x32x16_2stage"
+FP32_BWD_WEIGHT = (
+    "grouped_conv_bwd_weight_fp32_nhwgc_2d_mem_cshuffle_intrawave_64x64x32_2x2x1_16x16x4_vec4_4_4"
+)
 # Statuses of c_api.h.
 TD_OK, INVALID_ARGUMENT, INVALID_PROBLEM, NOT_INITIALIZED, UNKNOWN_KERNEL = 0, 1, 2, 3, 4
 NOT_SUPPORTED, NO_KERNEL, BAD_ARGUMENTS, CUDA = 5, 6, 7, 8
@@ -184,7 +187,6 @@ def test_workspace_size_of_two_stage_is_the_fp32_weight(lib: ctypes.CDLL) -> Non
     assert workspace(lib, FWD_128, BIG, 1) == 0
 
 
-FP32_BWD_WEIGHT = FAKE_NAMES[2]
 # The fp32 bwd_weight double (vector 4) on G = 4: four work units (the doubles' rule: one a group), each
 # reducing N x output pixels = 64 x 56 x 56.
 SPLIT_PROBLEM = BIG.replace(direction="bwd_weight", dtype="fp32", G=4)
@@ -334,7 +336,7 @@ def test_run_passes_pointers_stream_and_split_k_through(lib: ctypes.CDLL, last_r
     assert seen["name"] == FWD_128
     assert (seen["input"], seen["weight"], seen["output"], seen["stream"]) == (0x1000, 0x2000, 0x3000, 0x4000)
     assert seen["k_batch"] == 1  # 0 means no split
-    fp32_bwd_weight = FAKE_NAMES[2]
+    fp32_bwd_weight = FP32_BWD_WEIGHT
     problem = BIG.replace(direction="bwd_weight", dtype="fp32")
     args = CArgs(0x1000, 0x2000, 0x3000, None, 0, 4, -1, None)
     assert run(lib, fp32_bwd_weight, problem, args) == TD_OK, last_error(lib)

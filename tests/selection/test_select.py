@@ -121,3 +121,26 @@ def test_learned_selector_ranks_each_kernels_own_split_k_candidates(model_dir):
     )
     with pytest.raises(ValueError, match="no candidate"):
         LearnedSelector(model_dir).select_launch(problem, [])
+
+
+def test_learned_selector_keeps_to_depthwise_kernels_where_one_is_supported(model_dir):
+    """rank() puts the big implicit-GEMM tile first (the tile model scores it no lower than the depthwise
+    kernels, and ties keep the input order), but a supported depthwise kernel is specialised for G = C = K:
+    the selector ranks among the depthwise ones."""
+    names = ruleset_names("default")
+    depthwise = [n for n in names if n.startswith("grouped_conv_bwd_weight_depthwise_fp16_")][:2]
+    big = next(
+        n
+        for n in names
+        if n.startswith("grouped_conv_bwd_weight_fp16_nhwgc_2d_compv3_cshuffle_intrawave_128")
+    )
+    problem = problems_small()[0]
+    assert rank(problem, [big, *depthwise], model_dir=model_dir)[0].kernel == big
+    candidates = [Kernel(name=n) for n in (big, *depthwise)]
+    assert LearnedSelector(model_dir).select(problem, candidates) is candidates[1]
+    options = [
+        SplitK(kernel=kernel_info(n), sms=132, candidates=(1,), preferred=1) for n in (big, *depthwise)
+    ]
+    assert LearnedSelector(model_dir).select_launch(problem, options).kernel.name == depthwise[0]
+    only_gemm = [Kernel(name=big)]
+    assert LearnedSelector(model_dir).select(problem, only_gemm) is only_gemm[0]

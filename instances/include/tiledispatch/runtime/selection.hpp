@@ -74,7 +74,8 @@ class TileHeuristicSelector final : public KernelSelector {
 
 // The C API's selector: the models compiled into the library (selection/embedded_models.hpp) rank every
 // candidate with each of its own split-K factors (split_k_candidates on `sms` multiprocessors; select() takes
-// kSmCount), the same trees and features as heuristics.select.LearnedSelector in Python. Where the models
+// kSmCount), the same trees and features as heuristics.select.LearnedSelector in Python; where a depthwise
+// instance is among the candidates, only the depthwise ones (as the tile heuristic's step 2). Where the models
 // cannot rank the candidates (no model compiled in for the direction, a name the features do not parse), the
 // tile heuristic and the instance's preferred factor decide. The models load on first use: not thread-safe
 // on its own (the C API calls it under its lock).
