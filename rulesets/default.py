@@ -93,7 +93,7 @@ MERGED_GROUP_DIRECTIONS = (Direction.FWD, Direction.BWD_DATA)
 # (128x32x32 and 256x32x32 gm 2, 128x64x64 gm 4) and on 256x64x64 gm 4, whose whole 14x14 images are the
 # fastest tile of resnext50_32x4d_14 (H200: 15.7 against 16.8 us on 7x14; docs/performance.md, session 35).
 DIRECT_MERGED_GROUP_TILES = (
-    *((tile, gm) for tile in space.parse_tiles("128x64x64 256x64x64") for gm in (16, 8)),
+    *((tile, gm) for tile in space.parse_tiles("128x64x64 256x64x64") for gm in (32, 16, 8)),
     (space.parse_tiles("256x64x64")[0], 4),
 )
 # fp32 runs the direct kernel on TF32 m16n8k8 MMAs (two a block for C/G = 16, four for 32), off the Hopper
