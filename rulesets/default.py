@@ -6,9 +6,9 @@ for the Hopper path), CK's default vectors (4, 8, 8 -- 2, 4, 4 in fp32), the fir
 backward on compv3 and mem, and two-stage on and off where the direction has it (bwd_weight;
 ``generators.validity.two_stage_runs_direction``). fp16 and bf16 add ping-pong (num_wave_groups 2) twins of
 the ``PING_PONG_TILES``, and fwd and bwd_data the merged-group tiles of the Hopper path
-(``MERGED_GROUP_TILES``) and five more on compv3 only for C/G = 4, 8 and 16, which run the direct merged-group
-kernel (``DIRECT_MERGED_GROUP_TILES``; fp32 fwd and bwd_data take those and two gm-2 tiles for C/G = 16 on
-TF32 MMAs, ``FP32_DIRECT_MERGED_GROUP_TILES``), bwd_data a 16-wide tile for few input channels
+(``MERGED_GROUP_TILES``) and seven more on compv3 only for C/G = 2, 4, 8 and 16, which run the direct
+merged-group kernel (``DIRECT_MERGED_GROUP_TILES``; fp32 fwd and bwd_data take those and two gm-2 tiles for
+C/G = 16 on TF32 MMAs, ``FP32_DIRECT_MERGED_GROUP_TILES``), bwd_data a 16-wide tile for few input channels
 (``NARROW_BWD_DATA_TILES``), fwd a 256-row tile for width-unfolded layers (``UNFOLDED_FWD_TILES``), bwd_weight
 five 16- and 32-row tiles it runs transposed (``TRANSPOSED_BWD_WEIGHT_TILES``), seven for small C/G, six of
 them merged groups that run the direct merged-group kernel where gm x K/G = tile_m
@@ -84,14 +84,16 @@ MERGED_GROUP_TILES = (
 MERGED_GROUP_DIRECTIONS = (Direction.FWD, Direction.BWD_DATA)
 # Merged groups by the direct kernel (fwd and bwd_data, strided bwd_data by stride phases; docs/pipelines.md
 # "Merged groups, fwd and bwd_data"): a CTA of gm groups reads each tile's input window once, where
-# tile_k = tile_n = gm x C/G: C/G = 4 (gm 16) and 8 (gm 8), each on compv3 only (the direct kernel has no
-# pipeline of its own; compv3's two stages are its halo stages). tile_m is the tile's pixel target, in whole
-# rows: 128 (2x56, 4x28) and 256 (4x56, 7x28); on the H100 (fp16, N = 32) 2x56 is the faster at 56^2
+# tile_k = tile_n = gm x C/G: C/G = 2 (gm 32), 4 (gm 16) and 8 (gm 8), each on compv3 only (the direct kernel
+# has no pipeline of its own; compv3's two stages are its halo stages). tile_m is the tile's pixel target, in
+# whole rows: 128 (2x56, 4x28) and 256 (4x56, 7x28); on the H100 (fp16, N = 32) 2x56 is the faster at 56^2
 # (resnext50_32x4d_56 32.4 against 35.2 us), 7x28 at 28^2 (19.9 against 21.4). Best of `default` against the
 # paired implicit GEMM: small C/G 1.21 -> 1.53 of cuDNN fwd, 1.29 -> 1.61 bwd_data (docs/performance.md,
 # session 32). C/G = 16 runs the direct kernel on the merged tiles above whose tile_k = tile_n = gm x 16
 # (128x32x32 and 256x32x32 gm 2, 128x64x64 gm 4) and on 256x64x64 gm 4, whose whole 14x14 images are the
 # fastest tile of resnext50_32x4d_14 (H200: 15.7 against 16.8 us on 7x14; docs/performance.md, session 35).
+# C/G = 2 (gm 32) ran channel-padded to 8 before: 0.1-0.3 TFLOP/s, on the direct kernel 4-17 (H200, 7-20x of
+# cuDNN; docs/performance.md, session 40).
 DIRECT_MERGED_GROUP_TILES = (
     *((tile, gm) for tile in space.parse_tiles("128x64x64 256x64x64") for gm in (32, 16, 8)),
     (space.parse_tiles("256x64x64")[0], 4),
