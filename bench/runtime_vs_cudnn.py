@@ -12,7 +12,8 @@ selector: the C library's own choices) timed the same way:
 - ``plan``: ``Registry.plan``, what ``Registry.run`` launches given no kernel or factor: the (kernel,
   split-K) pair the library's compiled-in models rank first among every supported kernel's own candidates.
 
-The three coincide outside bwd_weight, the one direction that splits K. Each launch's plan is made once;
+The three coincide outside bwd_weight, the one direction that splits K (each distinct launch is timed once).
+Each launch's plan is made once;
 ``Registry.run`` with that kernel and factor (what a run given none launches, without re-planning every call)
 is captured in a CUDA graph and the replays are timed, so the GPU's time is measured, not the host's; the host
 time of one ``Registry.run`` call is reported beside it. Prints a Markdown table (kernel tile, factor,
@@ -125,14 +126,16 @@ def measure(
 
     x, y = tensor(problem.N, problem.C, *inputs), tensor(problem.N, problem.K, *out)
     w = tensor(problem.K, problem.C // problem.G, *filters)
-    timed = {}
-    for launch, (kernel, split_k) in plans.items():
+    by_pair: dict[
+        tuple[str, int], Timed
+    ] = {}  # the launches coincide outside bwd_weight: time each pair once
+    for kernel, split_k in dict.fromkeys(plans.values()):
         step = functools.partial(registry.run, x, w, y, p, kernel=kernel, split_k=split_k)
         ms = event_timed(graph_of(step).replay, warmup, repeat)
-        timed[launch] = Timed(
+        by_pair[kernel, split_k] = Timed(
             kernel=kernel, split_k=split_k, tflops=problem.flops() / ms / 1e9, run_us=host_microseconds(step)
         )
-    return timed
+    return {launch: by_pair[pair] for launch, pair in plans.items()}
 
 
 def graph_of(step: Callable[[], object]) -> Callable[[], object]:

@@ -164,15 +164,21 @@ class Registry:
         """The multiprocessor count of CUDA device `device` (-1: the current one). A CUDA call."""
         return self._library.device_sm_count(device)
 
+    def _sm_count(self, sms: int | None) -> int:
+        """`sms` checked, or (None) the current device's count."""
+        if sms is None:
+            return self.device_sm_count()
+        if not isinstance(sms, int) or sms < 1:
+            raise ValueError(f"sms must be a positive int (a GPU's multiprocessor count), got {sms!r}")
+        return sms
+
     def split_k(self, problem: Problem | dict[str, Any], kernel: str, sms: int | None = None) -> SplitK:
         """The split-K factors `kernel` offers for `problem` on a GPU of `sms` multiprocessors (None: the
         current device's count, a CUDA call), and the one it prefers. ``UnsupportedProblemError`` when the
         kernel does not support the problem."""
         problem = _as_problem(problem)
         info = self.kernel(kernel)
-        if sms is not None and (not isinstance(sms, int) or sms < 1):
-            raise ValueError(f"sms must be a positive int (a GPU's multiprocessor count), got {sms!r}")
-        count = self.device_sm_count() if sms is None else sms
+        count = self._sm_count(sms)
         try:
             preferred, candidates = self._library.split_k(kernel, problem, count)
         except LibraryError as error:
@@ -193,9 +199,7 @@ class Registry:
         problem = _as_problem(problem)
         if problem.direction is not Direction.BWD_WEIGHT:
             return Launch(kernel=self._chosen(problem, kernel), split_k=1)
-        if sms is not None and (not isinstance(sms, int) or sms < 1):
-            raise ValueError(f"sms must be a positive int (a GPU's multiprocessor count), got {sms!r}")
-        count = self.device_sm_count() if sms is None else sms
+        count = self._sm_count(sms)
         if not isinstance(self._selector, LaunchSelector):
             name = None if kernel is None and self._selector is None else self._chosen(problem, kernel).name
             try:
