@@ -114,6 +114,12 @@ int main() {
       {"2/2 G=32 stride 2 odd 17x11 N=1", conv2d(32, 1, 64, 64, 17, 11, 3, 2, 1, 1)},
       {"2/2 G=32 5x5 pad 3 past the radius 9x9", conv2d(32, 2, 64, 64, 9, 9, 5, 1, 3, 1)},
       {"3D 2/2 G=32 odd 3x5x7", conv3d(32, 2, 64, 64, 3, 5, 7, 3, 1, 1, 1)},
+      // gm not dividing G (RegNet's odd group counts): a last block of fewer groups on the direct kernel
+      {"8/8 G=13 odd 15x13", conv2d(13, 2, 104, 104, 15, 13, 3, 1, 1, 1)},
+      {"16/16 G=25 stride 2 odd 15x13", conv2d(25, 1, 400, 400, 15, 13, 3, 2, 1, 1)},
+      {"2/2 G=12 odd 9x11", conv2d(12, 2, 24, 24, 9, 11, 3, 1, 1, 1)},
+      {"32/32 G=5 odd 9x7", conv2d(5, 2, 160, 160, 9, 7, 3, 1, 1, 1)},
+      {"3D 8/8 G=13 odd 3x5x5", conv3d(13, 1, 104, 104, 3, 5, 5, 3, 1, 1, 1)},
       {"long reduction 16/16 G=4 GEMM K 2^20", conv2d(4, 64, 64, 64, 128, 128, 3, 1, 1, 1)},
   };
   const int sms = check::sm_count();
@@ -126,9 +132,13 @@ int main() {
       const ConvProblem& p = c.problem;
       if (!inst.is_supported(p)) continue;
       const int64_t cg = p.C / p.G, kg = p.K / p.G;
-      const bool by_tma = e.tma_boxes && (cg * e.gm) % 64 == 0;
-      const bool expected = p.G % e.gm == 0 && kg * e.gm == e.tile_m && (cg * e.gm) % 8 == 0 &&
-                            (kg * e.gm) % 8 == 0 && !by_tma;
+      // gm need not divide G: the direct kernel's last block then holds fewer groups (the GEMM by TMA boxes
+      // cannot), where C and K are whole 16-byte vectors a pixel
+      const bool tail = p.G % e.gm != 0;
+      const bool by_tma = e.tma_boxes && (cg * e.gm) % 64 == 0 && !tail;
+      const int bytes = element_bytes(inst.signature().dtype);
+      const bool expected = kg * e.gm == e.tile_m && (cg * e.gm) % 8 == 0 && (kg * e.gm) % 8 == 0 &&
+                            (p.C * bytes) % 16 == 0 && (p.K * bytes) % 16 == 0 && !by_tma;
       const bool runs_direct = e.runs_merged_direct(p) && e.channel_padding(p) == 0;
       const auto runs = check::run_bwd_weight(inst, p, sms, seed, name + " | " + c.what);
       for (check::BwdWeightRun run : runs) {

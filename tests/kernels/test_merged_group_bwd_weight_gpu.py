@@ -65,3 +65,11 @@ def test_merged_group_bwd_weight(tmp_path: Path) -> None:
     # The 64x128x64 gm 2 configurations run 32/32 layers on the Hopper GEMM, both operands by TMA (2D, 3D).
     for what in ("| implicit gemm | 32/32", "| implicit gemm | 3D 32/32"):
         assert any("64x128x64" in line and what in line for line in passed), what
+    # gm not dividing G (RegNet's odd group counts): the last block of fewer groups on the direct kernel,
+    # split or not, 2D and 3D, stride 2; 32/32 with G = 5 on the 64x128x64 gm 2 tile too, which the GEMM by
+    # TMA boxes cannot take
+    for needed in ("8/8 G=13", "16/16 G=25 stride 2", "2/2 G=12", "3D 8/8 G=13"):
+        runs = [line for line in on_direct if f"| {needed}" in line]
+        assert any("k_batch 1 " in line for line in runs), needed
+        assert any("k_batch 16 " in line for line in runs), needed
+    assert any("64x128x64" in line and "| 32/32 G=5" in line for line in on_direct)

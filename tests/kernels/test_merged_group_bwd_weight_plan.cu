@@ -60,6 +60,7 @@ void check_plan(const MergedGroupBwdWeightPlan& plan, const ConvProblem& p, int 
     }
   }
   fail(expected_blocks == plan.blocks_count, "block count");
+  fail(plan.group_blocks == (p.G + gm - 1) / gm, "group blocks: the last may hold fewer than gm groups");
   // tap chunks: a partition of the taps in whole batches
   constexpr int kMaxTaps = MergedGroupBwdWeightPlan::kMaxTaps, kTapBatch = MergedGroupBwdWeightPlan::kTapBatch;
   std::vector<int> covered(size_t(plan.taps), 0);
@@ -150,7 +151,7 @@ int main() {
   std::vector<ConvProblem> problems;
   for (const auto [cg, kg] :
        {std::pair{2, 2}, {4, 4}, {8, 8}, {16, 16}, {32, 32}, {4, 8}, {8, 4}, {3, 3}, {6, 6}, {12, 12}}) {
-    for (int64_t G : {8, 32}) {
+    for (int64_t G : {8, 13, 32}) {  // 13: a last block of fewer than gm groups
       problems.push_back(image_problem(2, G, 2, G * cg, G * kg, 1, 15, 13, 3, 1, 1, 1));
       problems.push_back(image_problem(2, G, 1, G * cg, G * kg, 1, 56, 56, 3, 2, 1, 1));
       problems.push_back(image_problem(2, G, 3, G * cg, G * kg, 1, 9, 150, 5, 1, 3, 2));
@@ -175,8 +176,9 @@ int main() {
                       kernels::make_merged_group_bwd_weight_plan(p, gm, bytes, warps, stages, chain, limit, k_batch,
                                                                  plan);
                   const int64_t cg = p.C / p.G, kg = p.K / p.G;
-                  const bool eligible = p.G % gm == 0 && chain >= 16 && (gm * cg) % 8 == 0 && (gm * kg) % 8 == 0 &&
-                                        gm * cg <= 128 && gm * kg <= 128;
+                  const bool eligible = chain >= 16 && (gm * cg) % 8 == 0 && (gm * kg) % 8 == 0 &&
+                                        gm * cg <= 128 && gm * kg <= 128 && (p.C * bytes) % 16 == 0 &&
+                                        (p.K * bytes) % 16 == 0;
                   expect(!ok || eligible, "accepted against the conditions", p, gm, warps, stages, chain);
                   if (!ok) {
                     if (eligible) {  // refused although eligible: only where the stages of a one-row tile of 16

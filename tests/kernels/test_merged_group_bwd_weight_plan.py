@@ -18,6 +18,6 @@ def test_merged_group_bwd_weight_plan(nvcc: Path, cute_include: Path, tmp_path: 
     match = re.fullmatch(r"(\d+) cases, (\d+) accepted, 0 failures", output.splitlines()[-1])
     assert match is not None, output[-2000:]
     cases, accepted = int(match[1]), int(match[2])
-    assert cases == 2 * 10 * 2 * 6 * 6 * 3 * 2 * 3 * 2 * 2  # 16-bit and fp32 elements, gm 1 to 32
+    assert cases == 2 * 10 * 3 * 6 * 6 * 3 * 2 * 3 * 2 * 2  # 16-bit and fp32 elements, gm 1 to 32
     # gm x C/G and gm x K/G multiples of 8 up to 128, chains of 16 pixels or more, most within 24 KB
     assert 4000 <= accepted < cases // 2

@@ -77,7 +77,7 @@ bool phases_exact(const MergedGroupDirectPlan& plan, int i, bool bwd, int filter
 int main() {
   std::vector<ConvProblem> problems;
   for (int64_t width : {1, 2, 4, 8, 16, 32}) {
-    for (int64_t G : {4, 8, 32}) {
+    for (int64_t G : {4, 8, 13, 32}) {  // 13: a last block of fewer than gm groups
       problems.push_back(image_problem(2, G, 2, G * width, G * width, 1, 15, 13, 3, 1, 1, 1));
       problems.push_back(image_problem(2, G, 1, G * width, G * width, 1, 56, 56, 3, 2, 1, 1));
       problems.push_back(image_problem(2, G, 3, G * width, G * width, 1, 9, 150, 5, 1, 3, 2));
@@ -107,8 +107,8 @@ int main() {
               const int64_t max_stride = std::max({p.stride[0], p.stride[1], p.stride[2]});
               const bool width_ok =  // 32 in fp32 only
                   width == 2 || width == 4 || width == 8 || width == 16 || (width == 32 && bytes == 4);
-              const bool eligible = dir != ConvDirection::kBwdWeight && p.C == p.K && p.G % gm == 0 && width_ok &&
-                                    width * gm == channels && channels % 16 == 0 &&
+              const bool eligible = dir != ConvDirection::kBwdWeight && p.C == p.K && width_ok &&
+                                    (p.C * bytes) % 16 == 0 && width * gm == channels && channels % 16 == 0 &&
                                     (dir == ConvDirection::kFwd || max_stride <= 4);
               expect(!ok || eligible, "accepted against the conditions", p, dir, gm, channels);
               if (!ok) {
@@ -178,9 +178,9 @@ int main() {
               expect(exact, "each pixel's taps and sources as defined", p, dir, gm, channels);
               for (int64_t resident : {1, 7, 264, 100000}) {
                 MergedGroupDirectPlan grid = plan;
-                kernels::merged_group_direct_grid(grid, p.G, resident);
-                const int64_t blocks = p.G / gm;
-                expect(grid.ctas >= 1 && grid.ctas <= grid.tiles && grid.ctas * blocks <= std::max(resident, blocks),
+                kernels::merged_group_direct_grid(grid, resident);
+                const int64_t blocks = (p.G + gm - 1) / gm;  // the last may hold fewer than gm groups
+                expect(grid.group_blocks == blocks && grid.groups == p.G && grid.ctas >= 1 && grid.ctas <= grid.tiles && grid.ctas * blocks <= std::max(resident, blocks),
                        "grid", p, dir, gm, channels);
               }
             }

@@ -18,7 +18,7 @@ def test_merged_group_direct_plan(nvcc: Path, cute_include: Path, tmp_path: Path
     match = re.fullmatch(r"(\d+) cases, (\d+) accepted, 0 failures", output.splitlines()[-1])
     assert match is not None, output[-2000:]
     cases, accepted = int(match[1]), int(match[2])
-    assert cases == 2 * 6 * 3 * 7 * 3 * 5 * 4 * 3  # 16-bit and fp32 elements
+    assert cases == 2 * 6 * 4 * 7 * 3 * 5 * 4 * 3  # 16-bit and fp32 elements
     # C/G 2, 4, 8 and 16 (fp32: 32 too) with gm x C/G in 16..128 on the fwd and unit-stride bwd_data problems,
     # most limits
     assert 200 <= accepted < cases // 4

@@ -116,7 +116,15 @@ int main() {
       conv2d(32, 1, 256, 256, 28, 28, 1, 1, 1),   // resnext_g32_28's shape, N = 1 (direct on gm 8)
       conv2d(32, 2, 256, 256, 15, 15, 2, 1, 1),   // 8/8 stride 2: paired or direct (bwd_data: phases)
       conv2d(16, 2, 64, 64, 9, 11, 1, 1, 1),      // C/G = K/G = 4: paired x4 on the 16-wide configurations, C/G padded to 8 on gm 2 x 64
-      conv2d(6, 2, 48, 48, 9, 9, 1, 1, 1),        // 8/8 with G = 6: no P x gm divides G, gathers
+      conv2d(6, 2, 48, 48, 9, 9, 1, 1, 1),        // 8/8 with G = 6: direct on gm 8 (one block of 6), else gathers
+      // gm not dividing G (RegNet): the direct kernel's last block holds fewer groups
+      conv2d(13, 2, 104, 104, 15, 13, 1, 1, 1),   // 8/8 G = 13: direct on gm 8, a last block of 5
+      conv2d(13, 2, 104, 104, 29, 27, 2, 1, 1),   // 8/8 G = 13 stride 2 (bwd_data: phases)
+      conv2d(25, 2, 400, 400, 9, 7, 1, 1, 1),     // 16/16 G = 25: direct on gm 2 and gm 4
+      conv2d(25, 1, 400, 400, 15, 13, 2, 1, 1),   // 16/16 G = 25 stride 2: direct, fwd too (no diagonal mode)
+      conv2d(12, 2, 24, 24, 9, 11, 1, 1, 1),      // 2/2 G = 12: direct on gm 32, one block of 12
+      conv2d(6, 1, 12, 12, 9, 11, 1, 1, 1),       // 2/2 G = 6: 24-byte pixels, fp32 only (48 bytes)
+      conv3d(13, 1, 104, 104, 3, 5, 7),           // 3D 8/8 G = 13: direct on the 3D gm 8
       conv2d(32, 2, 128, 128, 15, 13, 1, 1, 1),   // 4/4 G = 32, odd: direct on gm 16
       conv2d(16, 1, 128, 128, 9, 9, 1, 3, 1),     // 8/8 N = 1, padding 3 past the radius: direct on gm 8
       conv2d(16, 2, 128, 128, 11, 9, 1, 2, 2),    // 8/8 dilation 2: direct on gm 8
@@ -160,10 +168,13 @@ int main() {
           expected_pairs = factor;
         }
       }
+      // gm need not divide G: the direct kernel's last block then holds fewer groups (where the diagonal mode,
+      // which cannot, would be preferred too), whole 16-byte vectors a pixel
+      const bool tail = p.G % e.groups_to_merge != 0;
       const bool expected_direct = e.direct_tile && cg == kg && cg == e.group_k &&
-                                   (cg == 2 || cg == 4 || cg == 8 || (cg == 16 && direct_at_16) ||
+                                   (cg == 2 || cg == 4 || cg == 8 || (cg == 16 && (direct_at_16 || tail)) ||
                                     (cg == 32 && dt == DataType::kFp32)) &&
-                                   p.G % e.groups_to_merge == 0;
+                                   (p.C * element_bytes(dt)) % 16 == 0;
       std::string failure;
       if (on_direct != expected_direct) {
         failure = expected_direct ? "expected the direct kernel" : "unexpected direct kernel";

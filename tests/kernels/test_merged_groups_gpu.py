@@ -69,3 +69,24 @@ def test_merged_groups_diagonal_and_paired(tmp_path: Path) -> None:
     ):
         on_direct = [line for line in lines if line.startswith(prefix) and "| direct |" in line]
         assert any(problem in line for line in on_direct), prefix
+    # gm not dividing G (RegNet's odd group counts): the direct kernel's last block holds fewer groups, in
+    # both directions, at stride 2 and in 3D; 16-bit 16/16 fwd at stride 2 too, which the diagonal mode
+    # cannot take
+    for prefix, problem in (
+        ("PASS fwd_fp16_gm8_direct_256", "2D G=13 N=2 K=104 C=104 in=15x13 "),
+        ("PASS bwdd_bf16_gm8_direct", "2D G=13 N=2 K=104 C=104 in=29x27 "),
+        ("PASS fwd_fp16_gm8_direct_3d", "3D G=13 "),
+        ("PASS bwdd_fp16_gm8_direct_3d", "3D G=13 "),
+        ("PASS fwd_fp16_gm2_diag_128x32x32", "G=25 N=1 K=400 C=400 in=15x13 "),
+        ("PASS fwd_bf16_gm4_diag_128x64x64", "G=25 N=2 "),
+        ("PASS bwdd_fp32_gm4_direct", "G=25 N=1 "),
+        ("PASS bwdd_bf16_gm32_direct", "G=12 "),
+        ("PASS fwd_fp32_gm32_direct", "G=6 N=1 K=12 "),
+        ("PASS fwd_fp16_gm8_direct_256", "G=6 "),
+    ):
+        on_direct = [line for line in lines if line.startswith(prefix) and "| direct |" in line]
+        assert any(problem in line for line in on_direct), (prefix, problem)
+    # 24-byte pixels (C = 12, 16-bit) are not whole 16-byte vectors: no 16-bit direct kernel takes them
+    assert not any(
+        "G=6 N=1 K=12 " in line and "| direct |" in line and "_fp32_" not in line for line in lines
+    )

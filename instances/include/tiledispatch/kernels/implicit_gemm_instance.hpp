@@ -80,16 +80,17 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       }
       if (Support s = check_geometry(p); !s) return s;
       const int64_t gm = Traits::kNumGroupsToMerge;
-      if (p.G % gm != 0) {
-        return Support::no("num_groups_to_merge " + std::to_string(gm) + " does not divide G=" + std::to_string(p.G));
-      }
       // The direct kernel copies whole 16-byte vectors of the merged groups' channels and indexes in 64 bits
       // (make_merged_group_direct_plan holds its conditions): the GEMM's vectors and 32-bit offsets do not apply.
+      // Both direct kernels also take a last block of fewer than gm groups; the GEMMs need gm to divide G.
       if (runs_merged_direct_activations(p)) return Support::yes();
       // The direct bwd_weight kernel moves whole channel rows by tensor-map boxes and writes the gradient
       // element by element, so the GEMM's vectors do not apply to it either: a C/G below them (C/G = 2) runs on
       // it as given rather than channel-padded.
       const bool direct_weight = runs_merged_direct(p);
+      if (p.G % gm != 0 && !direct_weight) {
+        return Support::no("num_groups_to_merge " + std::to_string(gm) + " does not divide G=" + std::to_string(p.G));
+      }
       if (!direct_weight) {
         if (Support s = check_vectors(p); !s) return s;
       }
@@ -198,8 +199,9 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     if constexpr (!kMergedDirect) {
       return false;
     } else {
+      // (merged_by_tma's GEMM needs gm to divide G; a last block of fewer groups runs here)
       if (p.ndim_spatial != Traits::kNDimSpatial || p.K / p.G * Traits::kNumGroupsToMerge != Traits::kTileM ||
-          merged_by_tma(p)) {
+          (p.G % Traits::kNumGroupsToMerge == 0 && merged_by_tma(p))) {
         return false;
       }
       return kernels::make_merged_group_bwd_weight_plan(p, Traits::kNumGroupsToMerge, Config::kElemBytes,
@@ -232,8 +234,10 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       if (p.ndim_spatial != Traits::kNDimSpatial || p.C / p.G * Traits::kNumGroupsToMerge != Traits::kTileN) {
         return false;
       }
+      // where the diagonal mode is preferred it must be able to run the problem (gm divides G)
       const bool strided = p.stride[0] > 1 || p.stride[1] > 1 || p.stride[2] > 1;
-      if (!kernels::merged_group_direct_preferred(p.C / p.G, Traits::kDirection, strided, Traits::kDataType)) {
+      if (p.G % Traits::kNumGroupsToMerge == 0 &&
+          !kernels::merged_group_direct_preferred(p.C / p.G, Traits::kDirection, strided, Traits::kDataType)) {
         return false;
       }
       return kernels::make_merged_group_direct_plan(p, Traits::kDirection, Traits::kNumGroupsToMerge, Traits::kTileN,
@@ -360,7 +364,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     if (args.k_batch > 1 && Traits::kDirection != ConvDirection::kBwdWeight) {
       return Support::no("k_batch " + std::to_string(args.k_batch) + ": split-K is backward-weight only");
     }
-    if ((p.G / Traits::kNumGroupsToMerge) * int64_t(args.k_batch) > 65535) {
+    if (ceil_div(p.G, int64_t(Traits::kNumGroupsToMerge)) * int64_t(args.k_batch) > 65535) {
       return Support::no("G / num_groups_to_merge * k_batch exceeds 65535 (grid z)");
     }
     if (uses_workspace(p, args.k_batch)) {
@@ -409,7 +413,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
     if (const Rewrite r = rewrite(p); r.any()) return split_k_work(r.problem(p));
     if (kernels::MergedGroupBwdWeightPlan plan; merged_direct_plan(p, 1, plan)) {
       // A split is whole steps, at least two (one's copies overlap the other's MMAs).
-      return {(p.G / Traits::kNumGroupsToMerge) * ceil_div(plan.items, Config::kThreads / 32), plan.steps, 2};
+      return {int64_t(plan.group_blocks) * ceil_div(plan.items, Config::kThreads / 32), plan.steps, 2};
     }
     const auto shape = kernels::make_conv_shape<int64_t>(p, Traits::kDirection, Traits::kNumGroupsToMerge);
     return {ceil_div(shape.gemm_m, Traits::kTileM) * ceil_div(shape.gemm_n, Traits::kTileN) *
@@ -662,8 +666,7 @@ class ImplicitGemmInstance : public GroupedConvInstance {
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.smem_bytes)));
       const bool to_workspace = splits_to_workspace(args.k_batch);
       constexpr int kWarps = Config::kThreads / 32;
-      const dim3 grid(unsigned(plan.k_batch), unsigned(ceil_div(plan.items, kWarps)),
-                      unsigned(p.G / Traits::kNumGroupsToMerge));
+      const dim3 grid(unsigned(plan.k_batch), unsigned(ceil_div(plan.items, kWarps)), unsigned(plan.group_blocks));
       kernels::MergedGroupBwdWeightMaps maps;
       if (!kernels::encode_merged_group_bwd_weight_maps(plan, Traits::kDataType, args.input, args.output, maps)) {
         return cudaErrorNotSupported;  // the driver refused a tensor map (the plan keeps every box legal)
@@ -696,8 +699,8 @@ class ImplicitGemmInstance : public GroupedConvInstance {
       TD_RETURN_IF_CUDA_ERROR(
           cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Config::kThreads, plan.smem_bytes));
       TD_RETURN_IF_CUDA_ERROR(sm_count(&sms));
-      kernels::merged_group_direct_grid(plan, p.G, int64_t(std::max(per_sm, 1)) * sms);
-      const dim3 grid(unsigned(plan.ctas), unsigned(p.G / Traits::kNumGroupsToMerge));
+      kernels::merged_group_direct_grid(plan, int64_t(std::max(per_sm, 1)) * sms);
+      const dim3 grid(unsigned(plan.ctas), unsigned(plan.group_blocks));
       CUtensorMap src_map;
       if (!kernels::encode_merged_group_direct_map(plan, Traits::kDataType, kFwd ? args.input : args.output, src_map)) {
         return cudaErrorNotSupported;  // the driver refused the tensor map (the plan keeps every box legal)

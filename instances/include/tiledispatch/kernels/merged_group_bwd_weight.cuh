@@ -61,6 +61,7 @@ struct MergedGroupBwdWeightPlan {
   int z, y, x, sd, sh, sw, pd, ph, pw, dd, dh, dw;
   int64_t c, k;
   int cg, kg, taps, gm, cc, kc;
+  int group_blocks;  // CTA rows of gm groups: the last has G - (group_blocks - 1) gm
   int element_bytes;  // 2 (fp16, bf16) or 4 (fp32, multiplied as TF32)
   // step tiling
   int tile_h, tile_w, halo_d, halo_h, halo_w, pixels16;
@@ -91,16 +92,23 @@ constexpr int merged_group_bwd_weight_row(int channels, int element_bytes) {
 
 // The plan of `p` for a CTA of `warps` warps and `stages` stages whose MMA chains are `chain_pixels` long (the
 // smallest pixel tile), elements of `element_bytes` bytes. False where the kernel cannot run it: channel runs of
-// the merged groups not a multiple of 8 (16-byte box rows and ldmatrix rows), too many blocks, 2^31 pixels or
-// more, a filter reach longer than a box, or no tile whose stages fit `smem_limit` bytes.
+// the merged groups not a multiple of 8 (16-byte box rows and ldmatrix rows), C or K not whole 16-byte vectors,
+// too many blocks, 2^31 pixels or more, a filter reach longer than a box, or no tile whose stages fit
+// `smem_limit` bytes.
 inline bool make_merged_group_bwd_weight_plan(const ConvProblem& p, int gm, int element_bytes, int warps, int stages,
                                               int chain_pixels, size_t smem_limit, int k_batch,
                                               MergedGroupBwdWeightPlan& plan) {
   plan = MergedGroupBwdWeightPlan{};
   plan.element_bytes = element_bytes;
-  if (p.G % gm != 0 || chain_pixels < 16) return false;
+  if (chain_pixels < 16) return false;
   const int64_t cg = p.C / p.G, kg = p.K / p.G;
   if ((gm * cg) % 8 != 0 || (gm * kg) % 8 != 0 || gm * cg > 128 || gm * kg > 128) return false;
+  // A last block of fewer groups where gm does not divide G (RegNet's G = 13, 25, 55, ...): its boxes read
+  // zeros past C and K and it writes only its groups' gradient. The tensor maps' pixel strides are 16-byte
+  // multiples.
+  const int64_t group_blocks = (p.G + gm - 1) / gm;
+  if (group_blocks > 65535 || (p.C * element_bytes) % 16 != 0 || (p.K * element_bytes) % 16 != 0) return false;
+  plan.group_blocks = int(group_blocks);
   const auto out = p.output();
   constexpr int64_t kLimit = int64_t(INT32_MAX);
   if (p.N * p.input_spatial() > kLimit || p.N * p.output_spatial() > kLimit) return false;
@@ -217,9 +225,9 @@ __device__ inline uint32_t lds_b32(uint32_t address) {
   return value;
 }
 
-// Grid: (k_batch, ceil(items / warps), G / gm); kChainPixels = tile_k. `partial` (k_batch fp32 slices of the
-// weight gradient) or `weight` receives every element of the CTA's groups. Thread 0 issues every stage's boxes;
-// each warp waits for a stage on its barrier, and the block synchronises before a stage is refilled.
+// Grid: (k_batch, ceil(items / warps), plan.group_blocks); kChainPixels = tile_k. `partial` (k_batch fp32 slices
+// of the weight gradient) or `weight` receives every element of the CTA's groups. Thread 0 issues every stage's
+// boxes; each warp waits for a stage on its barrier, and the block synchronises before a stage is refilled.
 template <class Element, class Mma, int kThreads, int kStages, int kChainPixels>
 __global__ void __launch_bounds__(kThreads)
     merged_group_bwd_weight_kernel(const MergedGroupBwdWeightPlan plan,
@@ -401,7 +409,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         const int col = nb * 16 + nt * 8 + 2 * (lane % 4) + e, col_group = col / plan.cg;
-        const bool kept = m < plan.kc && col < plan.cc && m_group == col_group;
+        const bool kept =
+            m < plan.kc && col < plan.cc && m_group == col_group && g0 * int64_t(plan.kg) + m < plan.k;
         offset[h][nt][e] = kept ? (int64_t(g0) * plan.kg + m) * plan.taps * plan.cg + (col - col_group * plan.cg)
                                 : -1;
       }

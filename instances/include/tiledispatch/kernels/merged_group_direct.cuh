@@ -57,6 +57,7 @@ struct MergedGroupDirectPlan {
   int src_stride[3], dst_stride[3];  // fwd: the convolution's stride and 1; bwd_data: 1 and the stride
   int y, x;                          // the filter's extents in H and W (a weight tap is (tz * y + ty) * x + tx)
   int taps, width, gm;               // width = C/G = K/G
+  int groups, group_blocks;          // G, and the CTA rows of gm groups: the last has G - (blocks - 1) gm
   int element_bytes;                 // 2 (fp16, bf16) or 4 (fp32, multiplied as TF32)
   int64_t channels;
   bool transposed;  // bwd_data: B[k][c] = W[g][k][tap][c]; fwd: B[c][k]
@@ -109,16 +110,20 @@ constexpr bool merged_group_direct_preferred(int64_t width, ConvDirection direct
 // The plan of `p` in `direction` (fwd; bwd_data at strides up to StridePhases::kMaxStride) for a CTA of
 // `channels` = gm x C/G channels of `element_bytes` bytes, `warps` warps, `stages` halo stages and tiles of
 // about `tile_pixels` dst pixels. False where the kernel cannot run it: C/G != K/G, C/G not 2, 4, 8 or 16 (fp32:
-// or 32), src or dst of 2^31 pixels or more, a filter reach or CTA channels beyond a box's 256, or shared memory
-// beyond `smem_limit`. The grid (`ctas` a group block) is set by merged_group_direct_grid.
+// or 32), C not whole 16-byte vectors, src or dst of 2^31 pixels or more, a filter reach or CTA channels beyond
+// a box's 256, or shared memory beyond `smem_limit`. The grid (`ctas` a group block) is set by merged_group_direct_grid.
 inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection direction, int gm, int channels,
                                           int element_bytes, int warps, int stages, int tile_pixels,
                                           size_t smem_limit, MergedGroupDirectPlan& plan) {
   plan = MergedGroupDirectPlan{};
   plan.element_bytes = element_bytes;
-  if (direction == ConvDirection::kBwdWeight || p.G % gm != 0 || p.G / gm > 65535 || p.C != p.K) return false;
+  if (direction == ConvDirection::kBwdWeight || p.C != p.K) return false;
   const int64_t width = p.C / p.G;
   if (!merged_group_direct_width(width, element_bytes) || width * gm != channels || channels % 16 != 0) return false;
+  // A last block of fewer groups where gm does not divide G (RegNet's G = 13, 25, 55, ...): its boxes read
+  // zeros past C and it stores only its groups' channels, whole 16-byte vectors where a pixel is.
+  const int64_t group_blocks = (p.G + gm - 1) / gm;
+  if (group_blocks > 65535 || (p.C * element_bytes) % 16 != 0) return false;
   constexpr int64_t kLimit = int64_t(INT32_MAX);
   if (p.N * p.input_spatial() > kLimit || p.N * p.output_spatial() > kLimit) return false;
   const bool bwd = direction == ConvDirection::kBwdData;
@@ -139,6 +144,7 @@ inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection di
   plan.dst_d = int(dst[0]), plan.dst_h = int(dst[1]), plan.dst_w = int(dst[2]);
   plan.y = int(p.filter[1]), plan.x = int(p.filter[2]);
   plan.taps = int(p.filter_spatial()), plan.width = int(width), plan.gm = gm;
+  plan.groups = int(p.G), plan.group_blocks = int(group_blocks);
   plan.channels = p.C;
   plan.transposed = bwd;
   plan.phases = bwd ? phases.count : 1;
@@ -227,11 +233,10 @@ inline bool encode_merged_group_direct_map(const MergedGroupDirectPlan& plan, Da
   return sm90::encode_tma_activation(map, dtype, src, extents, box);
 }
 
-// CTAs a group block: the `resident` CTAs the GPU holds at once spread over the G / gm group blocks, at most
-// one a tile.
-inline void merged_group_direct_grid(MergedGroupDirectPlan& plan, int64_t groups, int64_t resident) {
-  const int64_t blocks = groups / plan.gm;
-  plan.ctas = int(std::max<int64_t>(1, std::min<int64_t>(plan.tiles, resident / blocks)));
+// CTAs a group block: the `resident` CTAs the GPU holds at once spread over the group blocks, at most one a
+// tile.
+inline void merged_group_direct_grid(MergedGroupDirectPlan& plan, int64_t resident) {
+  plan.ctas = int(std::max<int64_t>(1, std::min<int64_t>(plan.tiles, resident / plan.group_blocks)));
 }
 
 // Two fp32 sums as the 32-bit pair of 16-bit elements a store writes (one cvt, no local memory).
@@ -256,7 +261,7 @@ __device__ inline void load_a(const void* row, uint32_t (&a)[4], bool tf32) {
   }
 }
 
-// Grid: (plan.ctas, G / gm); kChannels = gm x C/G; kBlockK = merged_group_direct_block_k(C/G); kPhases:
+// Grid: (plan.ctas, plan.group_blocks); kChannels = gm x C/G; kBlockK = merged_group_direct_block_k(C/G); kPhases:
 // plan.phases > 1 (strided bwd_data). Thread 0 issues every tile's box; each warp waits for a stage on its
 // barrier, and the block synchronises before a stage is refilled. The one-phase kernel drops the phases'
 // lookups and empty-tile tests at compile time: with them it needs more than 128 registers at 256 threads and
@@ -299,14 +304,23 @@ __global__ void __launch_bounds__(kThreads)
   const int g0 = int(blockIdx.y) * plan.gm;
   const int first = int(blockIdx.x);
   const int count = first < plan.tiles ? (plan.tiles - first + plan.ctas - 1) / plan.ctas : 0;
+  // the last block's groups may end before gm: its weights past G are zeros, its stores stop at C (whole
+  // vectors: the plan keeps C a multiple of one)
+  const int groups_here = min(plan.gm, plan.groups - g0);
+  const int vectors_here = groups_here * plan.width / kVectorElems;
 
   // The CTA's weights as they are (contiguous in GKZYXC).
   {
     const Element* from = weight + int64_t(g0) * plan.width * plan.taps * plan.width;
+    const int weight_vectors = groups_here * plan.taps * plan.width * plan.width / kVectorElems;
     for (int v = int(threadIdx.x); v < plan.raw_weight_elems / kVectorElems; v += kThreads) {
-      cute::SM80_CP_ASYNC_CACHEGLOBAL<cute::uint128_t>::copy(
-          *reinterpret_cast<const cute::uint128_t*>(from + v * kVectorElems),
-          *reinterpret_cast<cute::uint128_t*>(raw_weight + v * kVectorElems));
+      if (v < weight_vectors) {
+        cute::SM80_CP_ASYNC_CACHEGLOBAL<cute::uint128_t>::copy(
+            *reinterpret_cast<const cute::uint128_t*>(from + v * kVectorElems),
+            *reinterpret_cast<cute::uint128_t*>(raw_weight + v * kVectorElems));
+      } else {
+        *reinterpret_cast<uint4*>(raw_weight + v * kVectorElems) = make_uint4(0, 0, 0, 0);
+      }
     }
     cute::cp_async_fence();
   }
@@ -523,7 +537,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (int v = lane; v < 16 * kVectors; v += 32) {
         const int pos = tile_pos[chunk * 16 + v / kVectors], th = pos >> 16, tw = pos & 0xffff;
-        if (th < t.rows && tw < t.cols) {
+        if (th < t.rows && tw < t.cols && v % kVectors < vectors_here) {
           *reinterpret_cast<uint4*>(tile_dst + int64_t(th * dst_row_step + tw * dst_col_step) * plan.channels +
                                     (v % kVectors) * kVectorElems) =
               *reinterpret_cast<const uint4*>(staging + (v / kVectors) * kStageWords + (v % kVectors) * 4);
