@@ -128,10 +128,11 @@ def merged_group_pairing(
     tile_n / GM (1: diagonal blocks; 2, 4: paired groups), else 0 (gathered block-diagonally, with zero MACs;
     docs/pipelines.md, "merged groups"); fp32: 1 where the direct kernel multiplies the diagonal blocks (C/G =
     K/G of 2, 4, 8, 16 or 32, GM x C/G = tile_k = tile_n), else 0. bwd_weight: 1 where the merged groups' K/G
-    rows fill tile_m exactly, else 0 (rows left empty, or groups spread over several tiles). A kernel that
+    rows fill tile_m exactly, else 0 (rows left empty, or groups spread over several tiles). Where GM does not
+    divide G only the direct kernels run (a last block of fewer groups): 1 or 0 as for them. A kernel that
     merges no groups scores 0."""
     gm = kernel.groups_to_merge
-    if gm == 1 or problem.G % gm != 0:
+    if gm == 1:
         return 0
     cg, kg = problem.C // problem.G, problem.K // problem.G
     if direction is Direction.BWD_WEIGHT:
@@ -144,7 +145,7 @@ def merged_group_pairing(
         if (
             along_k * factor * gm == kernel.tile_k
             and along_n * factor * gm == kernel.tile_n
-            and problem.G % (factor * gm) == 0
+            and (factor == 1 or problem.G % (factor * gm) == 0)
         ):
             return factor
     return 0

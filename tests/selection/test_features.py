@@ -131,6 +131,14 @@ def test_merged_group_pairing_by_hand():
     assert pairing(cg4, "bwd_weight", 64, 64, 4, tile_m=16) == 1
     assert pairing(cg4, "bwd_weight", 64, 64, 8, tile_m=32) == 1
     assert pairing(cg32, "bwd_weight", 64, 64, 2, tile_m=16) == 0
+    # gm not dividing G (G = 13): only the direct kernels run it, their last block holding 5 groups; the pairs
+    # of the diagonal mode need 2 x gm to divide G.
+    odd = ConvProblem(N=4, C=104, K=104, G=13, Hi=14, Wi=14, Y=3, X=3, pad_h=1, pad_w=1)
+    assert pairing(odd, "fwd", 64, 64, 8) == 1
+    assert pairing(odd, "bwd_data", 64, 64, 8) == 1
+    assert pairing(odd, "fwd", 32, 32, 2) == 0
+    assert pairing(odd, "bwd_weight", 64, 64, 4, tile_m=32) == 1
+    assert pairing(odd, "bwd_weight", 64, 64, 8, tile_m=32) == 0
 
 
 @pytest.mark.parametrize(

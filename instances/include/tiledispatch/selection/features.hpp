@@ -51,11 +51,12 @@ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // types): the factor P where P consecutive groups, run as one, have the per-group GEMM extents tile_k / GM and
 // tile_n / GM (1: diagonal blocks; 2, 4: paired groups), else 0 (gathered block-diagonally, with zero MACs);
 // fp32: 1 where the direct kernel multiplies the diagonal blocks (C/G = K/G of 2, 4, 8, 16 or 32, GM x C/G =
-// tile_k = tile_n), else 0. bwd_weight: 1 where the merged groups' K/G rows fill tile_m exactly, else 0.
+// tile_k = tile_n), else 0. bwd_weight: 1 where the merged groups' K/G rows fill tile_m exactly, else 0. Where
+// GM does not divide G only the direct kernels run (a last block of fewer groups): 1 or 0 as for them.
 inline int64_t merged_group_pairing(const ConvProblem& p, ConvDirection direction, DataType dtype,
                                     const KernelTraits& kernel) {
   const int64_t gm = kernel.groups_to_merge;
-  if (gm == 1 || p.G % gm != 0) return 0;
+  if (gm == 1) return 0;
   if (direction == ConvDirection::kBwdWeight) return gm * p.k_per_group() == kernel.tile_m ? 1 : 0;
   if (dtype != DataType::kFp16 && dtype != DataType::kBf16) {
     const int64_t cg = p.c_per_group();
@@ -66,7 +67,7 @@ inline int64_t merged_group_pairing(const ConvProblem& p, ConvDirection directio
   const int64_t along_k = fwd ? p.c_per_group() : p.k_per_group(), along_n = fwd ? p.k_per_group() : p.c_per_group();
   for (const int64_t factor : {1, 2, 4}) {
     if (along_k * factor * gm == kernel.tile_k && along_n * factor * gm == kernel.tile_n &&
-        p.G % (factor * gm) == 0) {
+        (factor == 1 || p.G % (factor * gm) == 0)) {
       return factor;
     }
   }
