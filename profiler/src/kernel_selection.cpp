@@ -1,37 +1,20 @@
 #include "kernel_selection.hpp"
 
-#include <filesystem>
 #include <string>
-#include <system_error>
+
+#include "tiledispatch/selection/embedded_models.hpp"
 
 namespace tiledispatch::profiler {
 
 namespace {
 
-constexpr const char* kPassModels =
-    "pass --models DIR, a folder holding fwd.trees, bwd_data.trees and bwd_weight.trees (the repository's "
-    "heuristics/models)";
+// --models DIR, else the models compiled into this profiler (the runtime library's, which the C API ranks with).
+selection::Ranker make_ranker(const Options& options) {
+  if (!options.models_dir.empty()) return selection::Ranker(options.models_dir);
+  return selection::Ranker(&selection::embedded_model, "heuristics/models (compiled in)");
+}
 
 }  // namespace
-
-std::string default_models_dir() {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  // /proc/self/exe, not argv[0]: the executable's real path whether it was started by name through PATH, by a
-  // relative path or through a symbolic link.
-  const fs::path exe = fs::canonical("/proc/self/exe", error);
-  if (error) {
-    throw UsageError("--select: cannot resolve this executable's path (/proc/self/exe: " + error.message() +
-                     "); " + kPassModels);
-  }
-  for (fs::path dir = exe.parent_path();; dir = dir.parent_path()) {
-    const fs::path candidate = dir / "heuristics" / "models";
-    if (fs::is_directory(candidate, error)) return candidate.string();
-    if (dir == dir.parent_path()) break;  // the root: nothing above
-  }
-  throw UsageError("--select: no heuristics/models folder in " + exe.parent_path().string() +
-                   " or any folder above it (this executable's repository); " + kPassModels);
-}
 
 std::vector<int> split_ks_for(const Options& options, ConvDirection direction, const ConvProblem& problem,
                               const GroupedConvInstance& instance, int sms) {
@@ -50,7 +33,7 @@ std::vector<LaunchPair> selection_pairs(const Options& options, ConvDirection di
 
 KernelSelection::KernelSelection(const Options& options)
     : top_k_(static_cast<size_t>(options.select_top_k)),
-      ranker_(options.models_dir.empty() ? default_models_dir() : options.models_dir) {
+      ranker_(make_ranker(options)) {
   try {
     for (const auto direction : options.directions) (void)ranker_.model(direction);
   } catch (const selection::ModelError& e) {

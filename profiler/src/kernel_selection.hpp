@@ -23,16 +23,10 @@ using LaunchPair = std::pair<const GroupedConvInstance*, int>;
 std::vector<LaunchPair> selection_pairs(const Options& options, ConvDirection direction, const ConvProblem& problem,
                                         const std::vector<const GroupedConvInstance*>& supported, int sms);
 
-// The models --select reads when --models is not given: heuristics/models of the repository holding this
-// executable (the nearest such folder above it; a build lives in <repo>/build/<ruleset>-sm_90a/profiler/), so
-// the committed models are found whatever the working directory. Throws UsageError (one line naming where it
-// looked) when there is none.
-std::string default_models_dir();
-
 class KernelSelection {
  public:
-  // Loads the models of the options' directions from options.models_dir (empty: default_models_dir()); throws
-  // UsageError naming the file or folder.
+  // Loads the models of the options' directions from options.models_dir, else the models compiled into the
+  // profiler (heuristics/models as the build found it); throws UsageError naming the file or folder.
   explicit KernelSelection(const Options& options);
 
   // The best options.select_top_k of `pairs`, best predicted first.

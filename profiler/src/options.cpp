@@ -424,8 +424,7 @@ std::string usage(const std::optional<ConvDirection>& subcommand) {
       "    --dry-run  print the jobs and the matching instances without running anything\n"
       "    --select all|heuristic|topk=K  run every instance (all), or only the K best-ranked by the selection\n"
       "      models (heuristic = topk=1), reporting the best\n"
-      "    --models DIR  the selection models (default: heuristics/models of the repository holding this "
-      "executable)\n";
+      "    --models DIR  the selection models (default: heuristics/models as this profiler was built with)\n";
   if (subcommand) {
     const bool bwd_weight = *subcommand == ConvDirection::kBwdWeight;
     s << "usage: tiledispatch_profiler " << subcommand_name(*subcommand)

@@ -46,7 +46,7 @@ struct Options {
   uint64_t seed = 20260101;
   bool dry_run = false;  // print the jobs and matching instances, touch no GPU
   int select_top_k = 0;  // --select: 0 runs every matching instance, K the K best-ranked (heuristic: 1)
-  std::string models_dir;  // --models: the exported selection models; empty: default_models_dir() (--select)
+  std::string models_dir;  // --models: the exported selection models; empty: those compiled in (--select)
 };
 
 // Parses argv (without the program name). Throws UsageError.

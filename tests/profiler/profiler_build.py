@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from generators.embedded_models import write_embedded_models
 from tests.nvcc_cache import compile_cached, find_nvcc
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -13,11 +14,19 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CACHE_DIR = REPO_ROOT / "build" / "test-profiler"
 
 
+def embedded_models_source() -> Path:
+    """The committed selection models rendered as the build renders them (the profiler's --select default)."""
+    out = CACHE_DIR / "embedded_models.cpp"
+    write_embedded_models(REPO_ROOT / "heuristics" / "models", out)
+    return out
+
+
 def profiler_sources() -> list[Path]:
     src = REPO_ROOT / "profiler" / "src"
     return [
         *sorted([*src.glob("*.cpp"), *src.glob("*.cu")]),
         REPO_ROOT / "instances" / "src" / "registry.cpp",
+        embedded_models_source(),
     ]
 
 

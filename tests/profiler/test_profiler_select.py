@@ -36,10 +36,6 @@ PROBLEM = [
 ]
 
 
-# The repository root: a working directory that holds heuristics/models, which must not be the one used.
-REPO_ROOT_OF_TESTS = Path(__file__).resolve().parents[2]
-
-
 def write_models(folder: Path, feature_names: tuple[str, ...] = FEATURE_NAMES) -> Path:
     leaf = Tree(split_feature=(), threshold=(), left=(), right=(), leaf_value=(1.0,))
     for direction in ("fwd", "bwd_data", "bwd_weight"):
@@ -80,48 +76,25 @@ def run_in(exe: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]
     return subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=60)
 
 
-def test_default_models_are_the_executables_repository_whatever_the_working_directory(
-    fake_profiler, tmp_path
-) -> None:
-    # The test build lives in <repo>/build/test-profiler/..: no --models, run from elsewhere, finds
-    # <repo>/heuristics/models (the committed ones).
-    assert not (tmp_path / "heuristics").exists()
-    result = run_in(fake_profiler, tmp_path, *PROBLEM, "--select", "heuristic")
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.count("--select keeps 0 of 0 supported") == 2
-
-
-def test_default_models_are_looked_up_from_the_executable_not_the_working_directory(
-    fake_profiler, tmp_path
-) -> None:
+def test_default_models_are_compiled_in_wherever_the_executable_is(fake_profiler, tmp_path) -> None:
+    # No --models: the models the profiler was built with, not a heuristics/models folder near the executable
+    # or the working directory (here one whose models every loader refuses).
     repo = tmp_path / "repo"
     exe = repo / "build" / "x-sm_90a" / "profiler" / "tiledispatch_profiler"
     exe.parent.mkdir(parents=True)
     shutil.copy2(fake_profiler, exe)
     models = repo / "heuristics" / "models"
     models.mkdir(parents=True)
-    write_models(models, ("a", "b"))  # refused on load: proves which folder was read
-    result = run_in(exe, REPO_ROOT_OF_TESTS, *PROBLEM, "--select", "heuristic")
-    first = result.stderr.splitlines()[0]
-    assert result.returncode == 2
-    assert f"{models}/fwd.trees" in first and "feature list differs" in first
-    write_models(models)
-    assert run_in(exe, tmp_path, *PROBLEM, "--select", "topk=2").returncode == 0
-
-
-def test_no_models_above_the_executable_is_one_line_naming_where_it_looked(fake_profiler, tmp_path) -> None:
-    exe = tmp_path / "bin" / "tiledispatch_profiler"
-    exe.parent.mkdir()
-    shutil.copy2(fake_profiler, exe)
-    if any((d / "heuristics" / "models").is_dir() for d in exe.parents):
-        pytest.skip(f"a heuristics/models folder sits above {tmp_path}")
-    result = run_in(exe, REPO_ROOT_OF_TESTS, *PROBLEM, "--select", "heuristic")
-    lines = result.stderr.splitlines()
-    assert result.returncode == 2 and lines[0].startswith("error: --select: ")
-    assert f"no heuristics/models folder in {exe.parent} or any folder above it" in lines[0]
-    assert "pass --models DIR, a folder holding fwd.trees, bwd_data.trees and bwd_weight.trees" in lines[0]
-    # --select all reads no model, so it needs none.
-    assert run_in(exe, tmp_path, *PROBLEM).returncode == 0
+    write_models(models, ("a", "b"))
+    for cwd in (repo, tmp_path):
+        result = run_in(exe, cwd, *PROBLEM, "--select", "heuristic")
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.count("--select keeps 0 of 0 supported") == 2
+    # --models still names the folder to read
+    refused = run_in(exe, tmp_path, *PROBLEM, "--select", "heuristic", "--models", str(models))
+    assert refused.returncode == 2
+    assert f"{models}/fwd.trees" in refused.stderr.splitlines()[0]
+    assert "feature list differs" in refused.stderr.splitlines()[0]
 
 
 def test_a_model_of_other_features_is_refused(run_profiler, tmp_path) -> None:
