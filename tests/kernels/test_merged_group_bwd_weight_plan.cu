@@ -1,7 +1,8 @@
 // CPU check of the direct merged-group bwd_weight kernel's plan (kernels/merged_group_bwd_weight.cuh) over many
-// problems and CTA shapes: accepted only where the kernel's conditions hold (G divisible by gm, the merged
-// channel runs gm x C/G and gm x K/G multiples of 8 and at most 128, chains of at least 16 pixels) and refused
-// where they hold only if not even a one-row tile's stages fit; where accepted, the work items' blocks are
+// problems and CTA shapes: accepted only where the kernel's conditions hold (C and K whole 16-byte vectors; gm need
+// not divide G: a last block of fewer groups; the merged channel runs gm x C/G and gm x K/G multiples of 8 and at
+// most 128, chains of at least 16 pixels) and refused where they hold only if not even a one-row tile's stages
+// fit; where accepted, the work items' blocks are
 // exactly the 16 x 16 blocks of the CTA's gradient that meet a diagonal group block, the tap chunks partition the
 // taps in whole batches of kTapBatch (where the filter has that many) of at most kMaxTaps, each step's location
 // by multiply-high division is the plain one, the steps' tiles cover the output exactly, every tap of every tile

@@ -1,8 +1,8 @@
 // CPU check of the direct merged-group kernel's plan (kernels/merged_group_direct.cuh) over many problems:
 // accepted exactly where the kernel's conditions hold (fwd, or bwd_data at strides up to 4, C = K, C/G of 2, 4,
-// 8 or 16 (fp32 also 32), gm x C/G the CTA's channels, a multiple of 16, G divisible by gm, the shared memory within the
-// limit); where accepted, each axis' phases give every written pixel exactly the (weight tap, source pixel)
-// pairs of the convolution's definition, the tiles cover the written tensor with no empty tile row or column,
+// 8 or 16 (fp32 also 32), gm x C/G the CTA's channels, a multiple of 16, C whole 16-byte vectors (gm need not
+// divide G: a last block of fewer groups), the shared memory within the limit); where accepted, each axis'
+// phases give every written pixel exactly the (weight tap, source pixel) pairs of the convolution's definition, the tiles cover the written tensor with no empty tile row or column,
 // every tap of every pixel of a tile reads inside the tile's halo, the halo is one legal TMA box (every extent
 // within 256, rows of an odd number of 16-byte chunks) whose bytes the stage's barrier expects, the shared memory
 // adds up within the limit with stages on 128-byte boundaries, and the grid has between one CTA and one per
@@ -180,7 +180,8 @@ int main() {
                 MergedGroupDirectPlan grid = plan;
                 kernels::merged_group_direct_grid(grid, resident);
                 const int64_t blocks = (p.G + gm - 1) / gm;  // the last may hold fewer than gm groups
-                expect(grid.group_blocks == blocks && grid.groups == p.G && grid.ctas >= 1 && grid.ctas <= grid.tiles && grid.ctas * blocks <= std::max(resident, blocks),
+                expect(grid.group_blocks == blocks && grid.groups == p.G && grid.ctas >= 1 &&
+                           grid.ctas <= grid.tiles && grid.ctas * blocks <= std::max(resident, blocks),
                        "grid", p, dir, gm, channels);
               }
             }

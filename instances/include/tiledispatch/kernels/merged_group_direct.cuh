@@ -57,7 +57,7 @@ struct MergedGroupDirectPlan {
   int src_stride[3], dst_stride[3];  // fwd: the convolution's stride and 1; bwd_data: 1 and the stride
   int y, x;                          // the filter's extents in H and W (a weight tap is (tz * y + ty) * x + tx)
   int taps, width, gm;               // width = C/G = K/G
-  int groups, group_blocks;          // G, and the CTA rows of gm groups: the last has G - (blocks - 1) gm
+  int groups, group_blocks;          // G, and the CTA rows of gm groups: the last has G - (group_blocks - 1) gm
   int element_bytes;                 // 2 (fp16, bf16) or 4 (fp32, multiplied as TF32)
   int64_t channels;
   bool transposed;  // bwd_data: B[k][c] = W[g][k][tap][c]; fwd: B[c][k]
@@ -111,7 +111,8 @@ constexpr bool merged_group_direct_preferred(int64_t width, ConvDirection direct
 // `channels` = gm x C/G channels of `element_bytes` bytes, `warps` warps, `stages` halo stages and tiles of
 // about `tile_pixels` dst pixels. False where the kernel cannot run it: C/G != K/G, C/G not 2, 4, 8 or 16 (fp32:
 // or 32), C not whole 16-byte vectors, src or dst of 2^31 pixels or more, a filter reach or CTA channels beyond
-// a box's 256, or shared memory beyond `smem_limit`. The grid (`ctas` a group block) is set by merged_group_direct_grid.
+// a box's 256, or shared memory beyond `smem_limit`. The grid (`ctas` a group block) is set by
+// merged_group_direct_grid.
 inline bool make_merged_group_direct_plan(const ConvProblem& p, ConvDirection direction, int gm, int channels,
                                           int element_bytes, int warps, int stages, int tile_pixels,
                                           size_t smem_limit, MergedGroupDirectPlan& plan) {
@@ -261,8 +262,8 @@ __device__ inline void load_a(const void* row, uint32_t (&a)[4], bool tf32) {
   }
 }
 
-// Grid: (plan.ctas, plan.group_blocks); kChannels = gm x C/G; kBlockK = merged_group_direct_block_k(C/G); kPhases:
-// plan.phases > 1 (strided bwd_data). Thread 0 issues every tile's box; each warp waits for a stage on its
+// Grid: (plan.ctas, plan.group_blocks); kChannels = gm x C/G; kBlockK = merged_group_direct_block_k(C/G);
+// kPhases: plan.phases > 1 (strided bwd_data). Thread 0 issues every tile's box; each warp waits for a stage on its
 // barrier, and the block synchronises before a stage is refilled. The one-phase kernel drops the phases'
 // lookups and empty-tile tests at compile time: with them it needs more than 128 registers at 256 threads and
 // 64 channels, one CTA an SM instead of two, 14-18 % slower on the unit-stride rows (docs/performance.md,
