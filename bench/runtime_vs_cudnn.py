@@ -21,8 +21,8 @@ TFLOP/s, ratio to cuDNN) and the geometric mean of each launch's ratio per direc
 to --out-dir.
 
 Usage: python bench/runtime_vs_cudnn.py PROBLEMS.csv --library PATH/libtiledispatch_<ruleset>.so
-       [--directions fwd,bwd_data,bwd_weight] [--dtypes fp16,bf16,fp32] [--ndims 2,3] [--warmup 5]
-       [--repeat 20] [--out-dir DIR]
+       [--directions fwd,bwd_data,bwd_weight (default: all three)] [--dtypes fp16,bf16,fp32] [--ndims 2,3]
+       [--warmup 5] [--repeat 20] [--out-dir DIR]
 """
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = UsageParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("problems", type=Path, help="CK problem table (CSV, optional name column)")
     parser.add_argument("--library", type=Path, required=True, help="a built libtiledispatch_<ruleset>.so")
-    parser.add_argument("--directions", default="bwd_weight")
+    parser.add_argument("--directions", default="fwd,bwd_data,bwd_weight")
     parser.add_argument("--dtypes", default="fp16")
     parser.add_argument("--ndims", default="2,3", help="spatial dimensions of the rows to run")
     parser.add_argument("--warmup", type=int, default=5)
