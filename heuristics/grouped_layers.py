@@ -14,6 +14,16 @@ from __future__ import annotations
 from generators.problem import ConvProblem
 
 GROUP_WIDTHS: tuple[int, ...] = (2, 4, 8, 16, 24, 32)
+REGNET_STAGES: tuple[tuple[int, int, int], ...] = (
+    (48, 6, 56), (104, 13, 28), (208, 26, 14), (440, 55, 7),  # RegNetY-400MF, group width 8
+    (160, 10, 14), (400, 25, 7),  # RegNetX-400MF, group width 16 (stages of 32 and 64 channels: G = 2, 4)
+    (288, 18, 14), (672, 42, 7),  # RegNetX-800MF (64 and 128 channels: G = 4, 8)
+    (144, 9, 28), (320, 20, 14), (784, 49, 7),  # RegNetY-800MF (64 channels: G = 4)
+)  # fmt: skip
+"""(channels, groups, output size) of torchvision's RegNet stages whose G is not a power of two (the stage
+widths of the RegNet width rule with torchvision's parameters; bench/problems/regnet.csv holds the same layers
+at N = 32): the direct merged-group kernels run them with a last block of fewer groups, which no other layer
+needs."""
 STAGES: tuple[tuple[int, int], ...] = ((56, 128), (28, 256), (14, 512), (7, 1024))  # (output size, channels)
 BATCHES: tuple[int, ...] = (16, 64)
 STRIDED_BATCH = 16
@@ -35,6 +45,16 @@ def _layer(batch: int, channels: int, width: int, size: int, stride: int) -> Con
         pad_h=1,
         pad_w=1,
     )
+
+
+def regnet_layers() -> list[ConvProblem]:
+    """Each stage of REGNET_STAGES at stride 1 and its strided first block, N = 16 and 64."""
+    return [
+        _layer(batch, channels, channels // groups, size, stride)
+        for channels, groups, size in REGNET_STAGES
+        for stride in (1, 2)
+        for batch in BATCHES
+    ]
 
 
 def grouped_layers() -> list[ConvProblem]:

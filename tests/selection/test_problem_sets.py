@@ -8,7 +8,7 @@ import csv
 import pytest
 
 from generators.problem import CSV_COLUMNS, load_problems
-from heuristics.grouped_layers import grouped_layers
+from heuristics.grouped_layers import grouped_layers, regnet_layers
 from heuristics.problem_sets import direction_set, sample, to_csv
 from tests.conftest import SHARED_DIR
 from tests.selection.conftest import REPO_ROOT
@@ -30,7 +30,7 @@ def test_committed_sets_hold_each_source_shape_once():
         pytest.skip(f"{SOURCE} is not on this machine")
     with SOURCE.open() as f:
         source = [tuple(int(r[c]) for c in CSV_COLUMNS) for r in csv.DictReader(f)]
-    source += [_key(p) for p in grouped_layers()]
+    source += [_key(p) for p in [*grouped_layers(), *regnet_layers()]]
     for direction in ("fwd", "bwd_data", "bwd_weight"):
         with (SETS / f"{direction}.csv").open() as f:
             rows = list(csv.DictReader(f))
@@ -43,7 +43,7 @@ def test_committed_sets_hold_each_source_shape_once():
 def test_committed_sets_are_what_the_command_derives():
     if not SOURCE.exists():
         pytest.skip(f"{SOURCE} is not on this machine")
-    problems = [*load_problems(SOURCE), *grouped_layers()]
+    problems = [*load_problems(SOURCE), *grouped_layers(), *regnet_layers()]
     for direction in ("fwd", "bwd_data", "bwd_weight"):
         assert (SETS / f"{direction}.csv").read_text() == to_csv(direction_set(problems, direction))
 
@@ -70,3 +70,18 @@ def test_grouped_layers_are_network_scale_and_not_benchmark_shapes():
         if table.exists():  # the dev suite lives in ../shared
             overlap = set(keys) & {_key(p) for p in load_problems(table)}
             assert not overlap, f"{table.name} shares {len(overlap)} shapes with the training layers"
+
+
+def test_regnet_layers_have_group_counts_no_gm_divides_and_are_not_benchmark_shapes():
+    layers = regnet_layers()
+    keys = [_key(p) for p in layers]
+    assert len(keys) == len(set(keys)) == 44
+    assert {p.C // p.G for p in layers} == {8, 16} and all(p.C == p.K for p in layers)
+    # every G leaves a remainder for some power-of-two gm up to 8: the direct kernels' last block
+    assert all(p.G & (p.G - 1) for p in layers)
+    assert {p.N for p in layers} == {16, 64} and {p.stride_h for p in layers} == {1, 2}
+    assert not set(keys) & {_key(p) for p in grouped_layers()}
+    for table in BENCH_TABLES:
+        if table.exists():
+            overlap = set(keys) & {_key(p) for p in load_problems(table)}
+            assert not overlap, f"{table.name} shares {len(overlap)} shapes with the RegNet layers"
