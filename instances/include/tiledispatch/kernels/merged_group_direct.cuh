@@ -501,19 +501,37 @@ __global__ void __launch_bounds__(kThreads)
             }
           }
         } else {
+          // A batch of up to 64 channels: every fragment of the batch loaded before its MMAs, so that the
+          // loads are in flight together and the MMAs (independent accumulators) issue back to back; loaded
+          // one MMA ahead, each MMA waited for its own shared-memory load.
+          constexpr int kBatch = kChannels / 16 < 4 ? kChannels / 16 : 4;
 #pragma unroll
-          for (int c16 = 0; c16 < kChannels / 16; ++c16) {
-            uint32_t a[4];
-            load_a(a_pixel + c16 * kSpan, a, kTf32);
+          for (int c0 = 0; c0 < kChannels / 16; c0 += kBatch) {
+            uint32_t a[kBatch][4];
+            uint2 b[kBatch][2];
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              float* d = acc[2 * c16 + h];
-              if constexpr (kBlockK == 8) {  // block h: channels 0-7 of the 16 in a[0..1], 8-15 in a[2..3]
-                Mma::fma(d[0], d[1], d[2], d[3], a[2 * h], a[2 * h + 1], b_tap[(2 * c16 + h) * 32], d[0], d[1],
-                         d[2], d[3]);
-              } else {  // the group's 16 channels into its columns 8h to 8h + 7
-                const uint2 b = *reinterpret_cast<const uint2*>(b_tap + (2 * c16 + h) * 64);
-                Mma::fma(d[0], d[1], d[2], d[3], a[0], a[1], a[2], a[3], b.x, b.y, d[0], d[1], d[2], d[3]);
+            for (int c = 0; c < kBatch; ++c) {
+              load_a(a_pixel + (c0 + c) * kSpan, a[c], kTf32);
+#pragma unroll
+              for (int h = 0; h < 2; ++h) {
+                const int blk = 2 * (c0 + c) + h;
+                // a block of 8: one word (k16 rows split over the two m16n8k8); a group of 16: two
+                b[c][h] = kBlockK == 8 ? make_uint2(b_tap[blk * 32], 0u)
+                                       : *reinterpret_cast<const uint2*>(b_tap + blk * 64);
+              }
+            }
+#pragma unroll
+            for (int c = 0; c < kBatch; ++c) {
+#pragma unroll
+              for (int h = 0; h < 2; ++h) {
+                float* d = acc[2 * (c0 + c) + h];
+                if constexpr (kBlockK == 8) {  // block h: channels 0-7 of the 16 in a[0..1], 8-15 in a[2..3]
+                  Mma::fma(d[0], d[1], d[2], d[3], a[c][2 * h], a[c][2 * h + 1], b[c][h].x, d[0], d[1], d[2],
+                           d[3]);
+                } else {  // the group's 16 channels into its columns 8h to 8h + 7
+                  Mma::fma(d[0], d[1], d[2], d[3], a[c][0], a[c][1], a[c][2], a[c][3], b[c][h].x, b[c][h].y,
+                           d[0], d[1], d[2], d[3]);
+                }
               }
             }
           }
