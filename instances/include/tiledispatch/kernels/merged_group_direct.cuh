@@ -502,8 +502,8 @@ __global__ void __launch_bounds__(kThreads)
           }
         } else {
           // A batch of up to 64 channels: every fragment of the batch loaded before its MMAs, so that the
-          // loads are in flight together and the MMAs (independent accumulators) issue back to back; loaded
-          // one MMA ahead, each MMA waited for its own shared-memory load.
+          // loads are in flight together and the MMAs (independent accumulators) issue back to back (loaded
+          // one at a time, each MMA waited on its own load; docs/performance.md, session 42).
           constexpr int kBatch = kChannels / 16 < 4 ? kChannels / 16 : 4;
 #pragma unroll
           for (int c0 = 0; c0 < kChannels / 16; c0 += kBatch) {
