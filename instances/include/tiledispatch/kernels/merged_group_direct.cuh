@@ -515,7 +515,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
               for (int h = 0; h < 2; ++h) {
                 const int blk = 2 * (c0 + c) + h;
-                // a block of 8: one word (k16 rows split over the two m16n8k8); a group of 16: two
+                // m16n8k8 (a block of 8) takes one B word, m16n8k16 (a group of 16) two
                 b[c][h] = kBlockK == 8 ? make_uint2(b_tap[blk * 32], 0u)
                                        : *reinterpret_cast<const uint2*>(b_tap + blk * 64);
               }
