@@ -7,9 +7,13 @@
 // Each line says "direct" where the direct merged-group kernel runs the problem (runs_merged_direct_activations:
 // C/G = K/G of 2 to 16 on tiles of gm x C/G, its stride phases inside one launch, no workspace), "phases" where
 // the instance's stride_phases(p) holds, which must be exactly where the stride is 2 to 4, "phases, one launch"
-// where run() launches them all at once (phases_in_one_launch), and "gathers" otherwise. Last line: "<n>
-// checked, <p> phases, <o> in one launch, <d> direct, <b> beside, <f> failures" (beside: launches of phase 0
-// alone whose epilogue stores the tap-less phases' zeros beside its pixels).
+// where run() launches them all at once (phases_in_one_launch), and "gathers" otherwise. Each run must also
+// keep every element within a tenth of the reference's RMS (a store that wrote a neighbour's pixel would not
+// move the relative L2 enough). Last line: "<n> checked, <p> phases, <o> in one launch, <d> direct, <b> beside,
+// <f> failures" (beside: launches of phase 0 alone whose epilogue stores the tap-less phases' zeros beside its
+// pixels).
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -28,6 +32,17 @@ TD_HAND(bwdd_fp16_3d_staged_128x64x64, kBwdData, 3, kFp16, kDefault, 128,64,64, 
 namespace {
 using namespace tiledispatch;
 using check::conv2d;
+
+// The largest |got - ref| over the reference's RMS (infinite where an element is not finite).
+double worst_over_rms(const std::vector<float>& got, const std::vector<float>& ref) {
+  double worst = 0, sum = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!std::isfinite(got[i])) return INFINITY;
+    worst = std::max(worst, std::fabs(double(got[i]) - double(ref[i])));
+    sum += double(ref[i]) * double(ref[i]);
+  }
+  return sum > 0 ? worst / std::sqrt(sum / double(ref.size())) : INFINITY;
+}
 
 // stride_phases(p), phases_in_one_launch(p, args), runs_merged_direct_activations(p) and zeros_beside(p) of the
 // instance behind a GroupedConvInstance.
@@ -91,6 +106,9 @@ int main() {
       check::conv3d(1, 2, 32, 32, 9, 8, 7, 3, 2, 1, 1),  // 3D 3x3x3 s2
       conv2d(1, 3, 256, 512, 57, 55, 1, 2, 0, 1),    // 1x1 s2, odd: phase 0's last row / column has no siblings
       check::conv3d(1, 2, 64, 32, 7, 9, 10, 1, 2, 0, 1),  // 3D 1x1x1 s2: seven phases' zeros beside phase 0
+      conv2d(1, 1, 64, 64, 5, 141, 3, 2, 1, 1),      // phase rows of 71 and 70 pixels, wider than a tile's 64-row block
+      conv2d(2, 3, 128, 128, 9, 3, 3, 2, 1, 1),      // phase rows of 2 and 1 pixels, G = 2
+      conv2d(1, 2, 64, 64, 5, 141, 1, 2, 0, 1),      // 1x1 s2: zeros beside phase rows of 71 pixels
   };
   int checked = 0, phased = 0, one_launch = 0, direct = 0, beside = 0, failures = 0;
   uint32_t seed = 29;
@@ -132,6 +150,11 @@ int main() {
       const double err = check::relative_l2(got, ref);
       if (!(err <= 1e-2)) {
         failure += (failure.empty() ? "" : "; ") + std::string("relative L2 ") + std::to_string(err);
+      }
+      const double worst = worst_over_rms(got, ref);
+      if (!(worst <= 0.1)) {
+        failure += (failure.empty() ? "" : "; ") + std::string("an element off by ") + std::to_string(worst) +
+                   " of the reference's RMS";
       }
       ++checked;
       phased += phases ? 1 : 0;

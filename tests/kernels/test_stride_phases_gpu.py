@@ -2,7 +2,8 @@
 the reference on a poisoned input gradient and workspace, phases exactly where the stride is 2 to 4
 (tests/kernels/test_stride_phases_check.cu); the Hopper kernel runs every phase of a stride-2 problem in one
 launch, phases without taps included (their zeros stored by phase 0's epilogue where phase 0 alone has
-taps), and the direct merged-group kernel its own phases without a workspace."""
+taps), and the direct merged-group kernel its own phases without a workspace. Every element is checked too,
+not only the relative L2 error."""
 
 from __future__ import annotations
 
@@ -36,6 +37,12 @@ def test_stride_phases_match_the_reference(tmp_path: Path) -> None:
     assert any("in=57x55 filter=1x1" in line for line in beside)
     assert not any("bwdd_fp16_3d_compv6_64x64x64" in line for line in beside)
     assert any("bwdd_fp16_gm2_diag_128x64x64" in line and "G=14 " in line for line in at_once)
+    # phase rows wider than a tile's 64-row block and of one or two pixels (G = 2), in one launch; the zeros
+    # beside phase rows of 71 pixels
+    staged = [line for line in at_once if line.startswith("PASS bwdd_fp16_compv3_128x128x32 |")]
+    for problem in ("in=5x141 filter=3x3", "in=9x3 filter=3x3"):
+        assert any(problem in line for line in staged), problem
+    assert any("in=5x141 filter=1x1" in line for line in beside)
     # nine phases of a 2D stride 3 are more than one launch carries; paired phases expand weights in turn
     assert not any("2D " in line and "stride=3x3" in line for line in at_once)
     assert not any("G=32 " in line and "_diag_" in line for line in at_once)
