@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from generators.problem import ProblemFileError, load_problems
 from heuristics.batch_runner import FatalSweepError
 from heuristics.dataset import DatasetError, build_dataset
-from heuristics.grouped_layers import grouped_layers, regnet_layers
+from heuristics.grouped_layers import network_layers
 from heuristics.metrics import SelectionMetrics
 from heuristics.problem_sets import DIRECTIONS, direction_set, sample, to_csv
 from heuristics.sweep_schema import SweepFileError, read_sweep
@@ -61,7 +61,7 @@ def _ints(text: str, what: str) -> tuple[int, ...]:
 
 
 def cmd_problems(args: argparse.Namespace) -> int:
-    problems = [*load_problems(args.source), *grouped_layers(), *regnet_layers()]
+    problems = [*load_problems(args.source), *network_layers()]
     args.out.mkdir(parents=True, exist_ok=True)
     for direction in DIRECTIONS:
         chosen = direction_set(problems, direction)

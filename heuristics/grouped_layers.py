@@ -57,6 +57,12 @@ def regnet_layers() -> list[ConvProblem]:
     ]
 
 
+def network_layers() -> list[ConvProblem]:
+    """Every layer the training sets append to the CK shapes, in their order: grouped_layers, then
+    regnet_layers."""
+    return [*grouped_layers(), *regnet_layers()]
+
+
 def grouped_layers() -> list[ConvProblem]:
     """Every stage x group width x batch at stride 1, then each stage's strided first block (not the first
     stage's: a stem precedes it)."""

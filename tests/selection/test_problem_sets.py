@@ -8,7 +8,7 @@ import csv
 import pytest
 
 from generators.problem import CSV_COLUMNS, load_problems
-from heuristics.grouped_layers import grouped_layers, regnet_layers
+from heuristics.grouped_layers import grouped_layers, network_layers, regnet_layers
 from heuristics.problem_sets import direction_set, sample, to_csv
 from tests.conftest import SHARED_DIR
 from tests.selection.conftest import REPO_ROOT
@@ -30,7 +30,7 @@ def test_committed_sets_hold_each_source_shape_once():
         pytest.skip(f"{SOURCE} is not on this machine")
     with SOURCE.open() as f:
         source = [tuple(int(r[c]) for c in CSV_COLUMNS) for r in csv.DictReader(f)]
-    source += [_key(p) for p in [*grouped_layers(), *regnet_layers()]]
+    source += [_key(p) for p in network_layers()]
     for direction in ("fwd", "bwd_data", "bwd_weight"):
         with (SETS / f"{direction}.csv").open() as f:
             rows = list(csv.DictReader(f))
@@ -43,7 +43,7 @@ def test_committed_sets_hold_each_source_shape_once():
 def test_committed_sets_are_what_the_command_derives():
     if not SOURCE.exists():
         pytest.skip(f"{SOURCE} is not on this machine")
-    problems = [*load_problems(SOURCE), *grouped_layers(), *regnet_layers()]
+    problems = [*load_problems(SOURCE), *network_layers()]
     for direction in ("fwd", "bwd_data", "bwd_weight"):
         assert (SETS / f"{direction}.csv").read_text() == to_csv(direction_set(problems, direction))
 
@@ -58,6 +58,13 @@ def test_sample_is_seeded_and_order_preserving():
         direction_set(problems, "sideways")
 
 
+def _assert_no_benchmark_shapes(keys: list[tuple[int, ...]], what: str) -> None:
+    for table in BENCH_TABLES:
+        if table.exists():  # the dev suite lives in ../shared
+            overlap = set(keys) & {_key(p) for p in load_problems(table)}
+            assert not overlap, f"{table.name} shares {len(overlap)} shapes with {what}"
+
+
 def test_grouped_layers_are_network_scale_and_not_benchmark_shapes():
     layers = grouped_layers()
     keys = [_key(p) for p in layers]
@@ -66,10 +73,7 @@ def test_grouped_layers_are_network_scale_and_not_benchmark_shapes():
     assert widths == {2, 4, 8, 16, 24, 32} and all(p.C == p.K for p in layers)
     assert {p.output_spatial[1:] for p in layers} == {(56, 56), (28, 28), (14, 14), (7, 7)}
     assert {(p.stride_h, p.Hi) for p in layers if p.stride_h == 2} == {(2, 56), (2, 28), (2, 14)}
-    for table in BENCH_TABLES:
-        if table.exists():  # the dev suite lives in ../shared
-            overlap = set(keys) & {_key(p) for p in load_problems(table)}
-            assert not overlap, f"{table.name} shares {len(overlap)} shapes with the training layers"
+    _assert_no_benchmark_shapes(keys, "the training layers")
 
 
 def test_regnet_layers_have_group_counts_no_gm_divides_and_are_not_benchmark_shapes():
@@ -81,7 +85,4 @@ def test_regnet_layers_have_group_counts_no_gm_divides_and_are_not_benchmark_sha
     assert all(p.G & (p.G - 1) for p in layers)
     assert {p.N for p in layers} == {16, 64} and {p.stride_h for p in layers} == {1, 2}
     assert not set(keys) & {_key(p) for p in grouped_layers()}
-    for table in BENCH_TABLES:
-        if table.exists():
-            overlap = set(keys) & {_key(p) for p in load_problems(table)}
-            assert not overlap, f"{table.name} shares {len(overlap)} shapes with the RegNet layers"
+    _assert_no_benchmark_shapes(keys, "the RegNet layers")
