@@ -58,6 +58,20 @@ struct Sm90Params {
     int gemm;
     TileSchedule::Unit unit;
   };
+  // The unit this CTA takes in its `round`-th turn. A launch of one GEMM walks its units in order, CTA b
+  // taking b, b + gridDim.x, ... . The stride phases' units differ in length (a phase's k-tiles follow its
+  // taps) and come longest first: there the CTAs take odd rounds in reverse, so that the CTAs whose first
+  // units were the longest take the shortest ones after (on r50_3x3_s2_14, 52 units of 32 k-tiles, 104 of
+  // 16 and 52 of 8 over 132 CTAs, the busiest CTA's k-tiles fall from 48 to 32: 35.3 -> 31 us on the H200).
+  // Increasing in `round` for every CTA, so a CTA is done at its first round past `units`.
+  __device__ int64_t unit_of_round(int64_t round) const {
+    const int64_t ctas = gridDim.x;
+    if constexpr (MaxGemms == 1) {
+      return round * ctas + blockIdx.x;
+    } else {
+      return round * ctas + ((round & 1) != 0 ? ctas - 1 - blockIdx.x : int64_t(blockIdx.x));
+    }
+  }
   TD_HOST_DEVICE Located locate(int64_t u) const {
     if constexpr (MaxGemms == 1) {
       return {0, gemms[0].schedule.unit(u)};
@@ -149,7 +163,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if constexpr (Cfg::kReallocatesRegisters) cutlass::arch::warpgroup_reg_dealloc<Cfg::kProducerRegisters>();
     if (!gathers && threadIdx.x != 0) return;  // TMA moves both operands: one thread issues it all
     if (params.operands_from_predecessor) asm volatile("griddepcontrol.wait;" ::: "memory");
-    for (int64_t u = blockIdx.x; u < params.units; u += gridDim.x) {
+    for (int64_t round = 0;; ++round) {
+      const int64_t u = params.unit_of_round(round);
+      if (u >= params.units) break;
       const auto at = params.locate(u);
       const auto& w = at.unit;
       const Sm90Gemm<Index>& gemm = params.gemms[at.gemm];
@@ -187,26 +203,29 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                       ? nullptr
                       : params.fold + (int64_t(blockIdx.x) * Cfg::kTilesInFlight + stream) * Cfg::kTileM * Cfg::kTileN;
     // The k-tiles of the unit the other ping-pong warpgroup takes next: this warpgroup's cursor skips them.
-    auto skip_unit = [&](int64_t u) {
+    auto skip_round = [&](int64_t round) {
+      const int64_t u = params.unit_of_round(round);
       if (u >= params.units) return;
       const auto at = params.locate(u);
       Index kt_begin = 0;
       cursor.advance(k_range(params.gemms[at.gemm].gemm.shape, at.unit, kt_begin));
     };
-    int64_t u = blockIdx.x;
+    int64_t round = 0;
     if (Cfg::kPingPong && stream == 1) {
-      skip_unit(u);
-      u += gridDim.x;
+      skip_round(round);
+      ++round;
     }
     uint32_t turn_phase = 0;
-    for (; u < params.units; u += int64_t(gridDim.x) * Cfg::kTilesInFlight) {
+    for (;; round += Cfg::kTilesInFlight) {
+      const int64_t u = params.unit_of_round(round);
+      if (u >= params.units) break;
       const auto at = params.locate(u);
       const auto& w = at.unit;
       const Sm90Gemm<Index>& gemm = params.gemms[at.gemm];
       Index kt_begin = 0;
       const int tiles = k_range(gemm.gemm.shape, w, kt_begin);
       if constexpr (Cfg::kPingPong) {
-        if (stream == 1 || u != blockIdx.x) {  // the first consumer warpgroup starts
+        if (stream == 1 || round != 0) {  // the first consumer warpgroup starts
           order.wait(stream, turn_phase);
           turn_phase ^= 1u;
         }
@@ -235,7 +254,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                                  Index(w.tile_n) * Cfg::kTileN, static_cast<Element*>(gemm.gemm.c), partial,
                                  staging + warpgroup * Cfg::kEpilogueWarpgroupBytes, warpgroup,
                                  params.use_c ? &params.c : nullptr);
-      if constexpr (Cfg::kPingPong) skip_unit(u + gridDim.x);
+      if constexpr (Cfg::kPingPong) skip_round(round + 1);
     }
     // the staging must outlive the TMA stores that read it, and the output be written before dependents run
     if (Cfg::kTmaStoreC && params.use_c && thread % kWarpgroupThreads == 0) tma_store_wait_all();

@@ -1,6 +1,7 @@
 // The persistent tile scheduler of the Hopper path: one CTA per SM walks the work units
 // (tile_m, tile_n, merged-group block, split) in a fixed order, blockIdx.x, blockIdx.x + gridDim.x, ...
-// tile_m runs fastest so that CTAs working at the same time share the B tile (weights) in L2.
+// (stride phases: every other round in reverse, Sm90Params::unit_of_round). tile_m runs fastest so that CTAs
+// working at the same time share the B tile (weights) in L2.
 #pragma once
 
 #include <cstdint>
