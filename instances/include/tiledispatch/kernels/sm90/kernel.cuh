@@ -58,19 +58,10 @@ struct Sm90Params {
     int gemm;
     TileSchedule::Unit unit;
   };
-  // The unit this CTA takes in its `round`-th turn. A launch of one GEMM walks its units in order, CTA b
-  // taking b, b + gridDim.x, ... . The stride phases' units differ in length (a phase's k-tiles follow its
-  // taps) and come longest first: there the CTAs take odd rounds in reverse, so that the CTAs whose first
-  // units were the longest take the shortest ones after (on r50_3x3_s2_14, 52 units of 32 k-tiles, 104 of
-  // 16 and 52 of 8 over 132 CTAs, the busiest CTA's k-tiles fall from 48 to 32: 35.3 -> 31 us on the H200).
-  // Increasing in `round` for every CTA, so a CTA is done at its first round past `units`.
+  // The unit this CTA takes in its `round`-th turn: in snake order where the GEMMs are stride phases, whose
+  // units differ in length (tile_scheduler.hpp).
   __device__ int64_t unit_of_round(int64_t round) const {
-    const int64_t ctas = gridDim.x;
-    if constexpr (MaxGemms == 1) {
-      return round * ctas + blockIdx.x;
-    } else {
-      return round * ctas + ((round & 1) != 0 ? ctas - 1 - blockIdx.x : int64_t(blockIdx.x));
-    }
+    return sm90::unit_of_round(round, blockIdx.x, gridDim.x, MaxGemms > 1);
   }
   TD_HOST_DEVICE Located locate(int64_t u) const {
     if constexpr (MaxGemms == 1) {
