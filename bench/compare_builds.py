@@ -33,20 +33,17 @@ for entry in (REPO_ROOT, REPO_ROOT / "bench"):
     if str(entry) not in sys.path:
         sys.path.insert(0, str(entry))  # run as a script from anywhere: the repository's own packages
 from compare_cudnn import (  # noqa: E402
-    DIRECTIONS,
-    DTYPES,
-    NDIMS,
     Problem,
-    SweepError,
+    Selection,
     UsageError,
     UsageParser,
+    add_table_options,
     best_ours,
     check_out_dir,
-    list_arg,
+    exit_status_of,
     problem_table_text,
-    read_problems,
     run_profiler_sweep,
-    select_ndims,
+    selection,
 )
 
 from generators.atomic_files import write_atomic  # noqa: E402
@@ -256,45 +253,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--baseline", type=Path, required=True, help="the baseline's tiledispatch_profiler")
     parser.add_argument("--change", type=Path, required=True, help="the change's tiledispatch_profiler")
     parser.add_argument("--rounds", type=int, default=2, help="sweeps of each build, alternating (default 2)")
-    parser.add_argument("--directions", default="fwd,bwd_data,bwd_weight")
-    parser.add_argument("--dtypes", default="fp16,bf16,fp32")
-    parser.add_argument("--ndims", default="2,3", help="spatial dimensions of the rows to compare")
+    add_table_options(parser, dtypes="fp16,bf16,fp32", out_dir="build/compare_builds")
     parser.add_argument("--instances", default="", help="regex passed to both profilers' --instances")
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--out-dir", type=Path, default=Path("build/compare_builds"))
     try:
         args = parser.parse_args(argv)
-        directions = list_arg(args.directions, DIRECTIONS, "direction")
-        dtypes = list_arg(args.dtypes, DTYPES, "dtype")
-        ndims = [int(n) for n in list_arg(args.ndims, NDIMS, "ndim")]
-        table = read_problems(args.problems)
-        problems = select_ndims(table, ndims, args.problems)
+        chosen = selection(args)
         for build in BUILDS:
             profiler = getattr(args, build)
             if not profiler.is_file() or not os.access(profiler, os.X_OK):
                 raise UsageError(f"--{build} '{profiler}' is not an executable file")
-        if args.rounds < 1 or args.warmup < 0 or args.repeat < 1:
-            raise UsageError("--rounds must be >= 1, --warmup >= 0 and --repeat >= 1")
+        if args.rounds < 1:
+            raise UsageError(f"--rounds {args.rounds}: accepted >= 1")
         check_out_dir(args.out_dir)
     except UsageError as e:
         print(f"error: {e}", file=sys.stderr)
         parser.print_usage(sys.stderr)
         return 2
-    try:
-        return _run(args, problems, directions, dtypes)
-    except SweepError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return e.status
-    except OSError as e:
-        print(f"error: cannot write to --out-dir '{args.out_dir}': {e.strerror or e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return 130
+    return exit_status_of(lambda: _run(args, chosen), args.out_dir)
 
 
-def _run(args: argparse.Namespace, problems: list[Problem], directions: list[str], dtypes: list[str]) -> int:
+def _run(args: argparse.Namespace, chosen: Selection) -> int:
+    problems, directions, dtypes = chosen.problems, chosen.directions, chosen.dtypes
     extra = ["--warmup", str(args.warmup), "--repeat", str(args.repeat)]
     if args.instances:
         extra += ["--instances", args.instances]

@@ -635,6 +635,42 @@ class UsageParser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def add_table_options(parser: argparse.ArgumentParser, dtypes: str, out_dir: str) -> None:
+    """The options of every comparison over a problem table: which directions, dtypes and rows, how each
+    measurement is timed, where the results go (the table itself is the first positional argument)."""
+    parser.add_argument("--directions", default="fwd,bwd_data,bwd_weight")
+    parser.add_argument("--dtypes", default=dtypes)
+    parser.add_argument("--ndims", default="2,3", help="spatial dimensions of the rows to compare")
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--out-dir", type=Path, default=Path(out_dir))
+
+
+class Selection(BaseModel):
+    """What add_table_options chose: directions, dtypes, the rows of the asked dimensions (renumbered) and
+    whether they are the whole table."""
+
+    model_config = ConfigDict(frozen=True)
+
+    directions: list[str]
+    dtypes: list[str]
+    problems: list[Problem]
+    whole_table: bool
+
+
+def selection(args: argparse.Namespace) -> Selection:
+    """The table's rows and the lists add_table_options parsed; UsageError for a bad value or table."""
+    directions = list_arg(args.directions, DIRECTIONS, "direction")
+    dtypes = list_arg(args.dtypes, DTYPES, "dtype")
+    ndims = [int(n) for n in list_arg(args.ndims, NDIMS, "ndim")]
+    if args.warmup < 0 or args.repeat < 1:
+        raise UsageError(f"--warmup {args.warmup} / --repeat {args.repeat}: accepted >= 0 / >= 1")
+    table = read_problems(args.problems)
+    problems = select_ndims(table, ndims, args.problems)
+    whole = len(problems) == len(table)
+    return Selection(directions=directions, dtypes=dtypes, problems=problems, whole_table=whole)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = UsageParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("problems", type=Path, help="CK problem table (CSV, optional name column)")
@@ -645,12 +681,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="append",
         help="a tiledispatch_profiler executable; repeat to take our best over several instance sets",
     )
-    parser.add_argument("--directions", default="fwd,bwd_data,bwd_weight")
-    parser.add_argument("--dtypes", default="fp16,bf16,fp32")
-    parser.add_argument("--ndims", default="2,3", help="spatial dimensions of the rows to compare")
-    parser.add_argument("--out-dir", type=Path, default=Path("build/compare_cudnn"))
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--repeat", type=int, default=20)
+    add_table_options(parser, dtypes="fp16,bf16,fp32", out_dir="build/compare_cudnn")
     parser.add_argument("--instances", default="", help="regex passed to the profiler's --instances")
     parser.add_argument(
         "--split-k",
@@ -659,47 +690,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         args = parser.parse_args(argv)
-        directions = list_arg(args.directions, DIRECTIONS, "direction")
-        dtypes = list_arg(args.dtypes, DTYPES, "dtype")
-        ndims = [int(n) for n in list_arg(args.ndims, NDIMS, "ndim")]
-        table = read_problems(args.problems)
-        problems = select_ndims(table, ndims, args.problems)
+        chosen = selection(args)
         for profiler in args.profiler:
             if not profiler.exists():
                 raise UsageError(f"profiler '{profiler}' does not exist")
             if not profiler.is_file() or not os.access(profiler, os.X_OK):
                 raise UsageError(f"profiler '{profiler}' is not an executable file")
-        if args.warmup < 0 or args.repeat < 1:
-            raise UsageError("--warmup must be >= 0 and --repeat >= 1")
         split_k_factors(args.split_k)
         check_out_dir(args.out_dir)
     except UsageError as e:
         print(f"error: {e}", file=sys.stderr)
         parser.print_usage(sys.stderr)
         return 2
+    return exit_status_of(lambda: _run(args, chosen), args.out_dir)
+
+
+def exit_status_of(run: Callable[[], int], out_dir: Path) -> int:
+    """What `run()` returns, or one line on stderr and the status of what stopped it: the profiler's
+    (SweepError), 3 where PyTorch (cuDNN timing) or matplotlib (chart) is missing, 2 for an unwritable
+    --out-dir, 130 for Ctrl-C."""
     try:
-        return _run(args, problems, len(problems) == len(table), directions, dtypes)
+        return run()
     except SweepError as e:
         print(f"error: {e}", file=sys.stderr)
         return e.status
-    except ImportError as e:  # PyTorch (cuDNN timing) or matplotlib (chart) missing
+    except ImportError as e:
         print(f"error: {e}", file=sys.stderr)
         return 3
     except OSError as e:
-        print(f"error: cannot write to --out-dir '{args.out_dir}': {e.strerror or e}", file=sys.stderr)
+        print(f"error: cannot write to --out-dir '{out_dir}': {e.strerror or e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
 
 
-def _run(
-    args: argparse.Namespace,
-    problems: list[Problem],
-    whole_table: bool,
-    directions: list[str],
-    dtypes: list[str],
-) -> int:
+def _run(args: argparse.Namespace, chosen: Selection) -> int:
+    problems, directions, dtypes = chosen.problems, chosen.directions, chosen.dtypes
     extra = ["--warmup", str(args.warmup), "--repeat", str(args.repeat)]
     if args.instances:
         extra += ["--instances", args.instances]
@@ -709,7 +736,7 @@ def _run(
     # The sweeps write into a scratch folder; the output folder appears only once there are results.
     with tempfile.TemporaryDirectory(prefix="compare_cudnn.") as scratch:
         swept = args.problems
-        if not whole_table:  # --ndims left rows out: the profiler sweeps the rest, numbered as `problems`
+        if not chosen.whole_table:  # --ndims left rows out: the profiler sweeps the rest, renumbered
             swept = Path(scratch) / "problems.csv"
             swept.write_text(problem_table_text(problems), encoding="utf-8")
         sweeps = []

@@ -43,16 +43,13 @@ for entry in (REPO_ROOT, REPO_ROOT / "dispatcher", REPO_ROOT / "bench"):
     if str(entry) not in sys.path:
         sys.path.insert(0, str(entry))  # run as a script from anywhere: the repository's own packages
 from compare_cudnn import (  # noqa: E402
-    DIRECTIONS,
-    DTYPES,
     Problem,
     UsageError,
     UsageParser,
+    add_table_options,
     check_out_dir,
     event_timed,
-    list_arg,
-    read_problems,
-    select_ndims,
+    selection,
     time_cudnn,
 )
 
@@ -211,23 +208,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = UsageParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("problems", type=Path, help="CK problem table (CSV, optional name column)")
     parser.add_argument("--library", type=Path, required=True, help="a built libtiledispatch_<ruleset>.so")
-    parser.add_argument("--directions", default="fwd,bwd_data,bwd_weight")
-    parser.add_argument("--dtypes", default="fp16")
-    parser.add_argument("--ndims", default="2,3", help="spatial dimensions of the rows to run")
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--out-dir", type=Path, default=Path("build/runtime_vs_cudnn"))
+    add_table_options(parser, dtypes="fp16", out_dir="build/runtime_vs_cudnn")
     try:
         args = parser.parse_args(argv)
-        directions = list_arg(args.directions, DIRECTIONS, "direction")
-        dtypes = list_arg(args.dtypes, DTYPES, "dtype")
-        ndims = [int(n) for n in list_arg(args.ndims, ("2", "3"), "ndim")]
-        if args.warmup < 0 or args.repeat < 1:
-            raise UsageError(f"--warmup {args.warmup} / --repeat {args.repeat}: accepted >= 0 / >= 1")
+        chosen = selection(args)
         if not args.library.is_file():
             raise UsageError(f"--library '{args.library}': no such file (scons ruleset=NAME lib builds one)")
         check_out_dir(args.out_dir)
-        problems = select_ndims(read_problems(args.problems), ndims, args.problems)
     except UsageError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -235,9 +222,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     registry = Registry.load(args.library)
     rows = []
-    for problem in problems:
-        for direction in directions:
-            for dtype in dtypes:
+    for problem in chosen.problems:
+        for direction in chosen.directions:
+            for dtype in chosen.dtypes:
                 launches = measure(registry, problem, direction, dtype, args.warmup, args.repeat)
                 label = f"{problem.label} {direction} {dtype}"
                 if not launches:

@@ -31,6 +31,12 @@ def cb() -> ModuleType:
     return module
 
 
+@pytest.fixture
+def problems(cb: ModuleType, tmp_path: Path) -> list:
+    """The two rows, read as the script reads them (compare_cudnn, which it imports)."""
+    return sys.modules["compare_cudnn"].read_problems(table(tmp_path))
+
+
 def table(tmp_path: Path) -> Path:
     path = tmp_path / "p.csv"
     path.write_text("\n".join([HEADER, *ROWS]) + "\n")
@@ -55,9 +61,8 @@ def record(
 
 
 def test_pairs_take_each_builds_fastest_round_and_only_what_both_verified(
-    cb: ModuleType, tmp_path: Path
+    cb: ModuleType, problems: list
 ) -> None:
-    problems = cb.read_problems(table(tmp_path))
     baseline = [
         record(0, "A", 2.0),
         record(0, "A", 1.8),  # a second round, faster: it counts
@@ -85,8 +90,7 @@ def test_pairs_take_each_builds_fastest_round_and_only_what_both_verified(
     assert cb.failed_results("baseline", problems, baseline) == []
 
 
-def test_report_names_the_pairs_that_moved_most(cb: ModuleType, tmp_path: Path) -> None:
-    problems = cb.read_problems(table(tmp_path))
+def test_report_names_the_pairs_that_moved_most(cb: ModuleType, problems: list) -> None:
     baseline = [record(0, f"K{i}", 1.0) for i in range(20)]
     change = [record(0, f"K{i}", 1.0 / (0.5 + 0.05 * i)) for i in range(20)]  # K0 slowest, K19 fastest
     pairs = cb.pairs_of(problems, baseline, change)
@@ -139,26 +143,18 @@ def run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def run_builds(tmp_path: Path, baseline: Path, change: Path, rounds: int) -> subprocess.CompletedProcess[str]:
+    """The script over the two rows' forward fp16, results in tmp_path/out."""
+    builds = ["--baseline", str(baseline), "--change", str(change), "--rounds", str(rounds)]
+    rows = ["--directions", "fwd", "--dtypes", "fp16", "--out-dir", str(tmp_path / "out")]
+    return run(tmp_path, str(table(tmp_path)), *builds, *rows)
+
+
 def test_a_run_alternates_the_builds_and_writes_the_report(tmp_path: Path) -> None:
     base = fake(tmp_path, "baseline", {"A": 2.0, "B": 1.0})
     change = fake(tmp_path, "change", {"A": 1.0, "B": 1.25})
     out = tmp_path / "out"
-    result = run(
-        tmp_path,
-        str(table(tmp_path)),
-        "--baseline",
-        str(base),
-        "--change",
-        str(change),
-        "--rounds",
-        "3",
-        "--directions",
-        "fwd",
-        "--dtypes",
-        "fp16",
-        "--out-dir",
-        str(out),
-    )
+    result = run_builds(tmp_path, base, change, rounds=3)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "order.txt").read_text().split() == ["baseline", "change"] * 3
     with open(out / "compare_builds.csv") as f:
@@ -184,22 +180,7 @@ def test_a_run_alternates_the_builds_and_writes_the_report(tmp_path: Path) -> No
 def test_a_failed_check_is_listed_and_exits_1(tmp_path: Path) -> None:
     base = fake(tmp_path, "baseline", {"A": 2.0, "B": 1.0})
     change = fake(tmp_path, "change", {"A": 1.0, "B": 1.25}, bad="B")
-    result = run(
-        tmp_path,
-        str(table(tmp_path)),
-        "--baseline",
-        str(base),
-        "--change",
-        str(change),
-        "--rounds",
-        "1",
-        "--directions",
-        "fwd",
-        "--dtypes",
-        "fp16",
-        "--out-dir",
-        str(tmp_path / "out"),
-    )
+    result = run_builds(tmp_path, base, change, rounds=1)
     assert result.returncode == 1, result.stderr
     assert "2 results failed:" in result.stdout
     assert "- change: B (split-K 1) on a fwd fp16: verification failed" in result.stdout
@@ -213,7 +194,7 @@ def test_a_failed_check_is_listed_and_exits_1(tmp_path: Path) -> None:
             ["TABLE", "--baseline", "no/such", "--change", "X"],
             "--baseline 'no/such' is not an executable file",
         ),
-        (["TABLE", "--baseline", "X", "--change", "X", "--rounds", "0"], "--rounds must be >= 1"),
+        (["TABLE", "--baseline", "X", "--change", "X", "--rounds", "0"], "--rounds 0: accepted >= 1"),
         (["TABLE", "--baseline", "X", "--change", "X", "--dtypes", "fp8"], "unknown dtype 'fp8'"),
     ],
 )
