@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import math
 import os
 import sys
 import tempfile
@@ -41,9 +40,11 @@ from compare_cudnn import (  # noqa: E402
     best_ours,
     check_out_dir,
     exit_status_of,
+    geomean,
     problem_table_text,
     run_profiler_sweep,
     selection,
+    verified_valid,
 )
 
 from generators.atomic_files import write_atomic  # noqa: E402
@@ -94,15 +95,11 @@ class BestRow(BaseModel):
         return self.change_tflops / self.baseline_tflops
 
 
-def _verified(record: dict[str, object]) -> bool:
-    return record.get("status") == "valid" and record.get("verified") is not False
-
-
 def fastest_latencies(records: Iterable[dict[str, object]]) -> dict[PairKey, float]:
     """The smallest latency (ms) of every verified instance result over all the build's rounds."""
     fastest: dict[PairKey, float] = {}
     for r in records:
-        if not _verified(r) or r.get("latency_ms") is None:
+        if not verified_valid(r) or r.get("latency_ms") is None:
             continue
         key = (
             int(r["problem_idx"]),
@@ -122,7 +119,7 @@ def failed_results(
     """One line per result that failed its check or its run (not those the instance does not support)."""
     lines = []
     for r in records:
-        if r.get("status") == "failed" or (r.get("status") == "valid" and r.get("verified") is False):
+        if r.get("status") == "failed" or (r.get("status") == "valid" and not verified_valid(r)):
             where = f"{problems[int(r['problem_idx'])].name} {r['direction']} {r['dtype']}"
             reason = r.get("reason") or "verification failed"
             lines.append(f"{build}: {r['kernel']} (split-K {r.get('split_k', 1)}) on {where}: {reason}")
@@ -131,7 +128,7 @@ def failed_results(
 
 def pairs_of(problems: Sequence[Problem], baseline: Records, change: Records) -> list[Pair]:
     """Every (instance, split-K, problem, direction, dtype) verified in both builds, in table order."""
-    ours, theirs = fastest_latencies(baseline), fastest_latencies(change)
+    before, after = fastest_latencies(baseline), fastest_latencies(change)
     return [
         Pair(
             problem=problems[key[0]].name,
@@ -139,10 +136,10 @@ def pairs_of(problems: Sequence[Problem], baseline: Records, change: Records) ->
             dtype=key[2],
             kernel=key[3],
             split_k=key[4],
-            baseline_ms=ours[key],
-            change_ms=theirs[key],
+            baseline_ms=before[key],
+            change_ms=after[key],
         )
-        for key in sorted(ours.keys() & theirs.keys())
+        for key in sorted(before.keys() & after.keys())
     ]
 
 
@@ -154,15 +151,15 @@ def best_rows(
     change: Records,
 ) -> list[BestRow]:
     """Per problem, direction and dtype, each build's fastest verified instance over its rounds."""
-    ours, theirs = best_ours(baseline), best_ours(change)
+    before, after = best_ours(baseline), best_ours(change)
     rows = []
     for p in problems:
         for direction in directions:
             for dtype in dtypes:
                 key = (p.index, direction, dtype)
-                if key not in ours and key not in theirs:
+                if key not in before and key not in after:
                     continue
-                a, b = ours.get(key), theirs.get(key)
+                a, b = before.get(key), after.get(key)
                 rows.append(
                     BestRow(
                         problem=p.name,
@@ -175,10 +172,6 @@ def best_rows(
                     )
                 )
     return rows
-
-
-def geomean(values: Sequence[float]) -> float:
-    return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
 def format_report(

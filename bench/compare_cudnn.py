@@ -303,11 +303,16 @@ def problem_table_text(problems: Sequence[Problem]) -> str:
     return out.getvalue()
 
 
+def verified_valid(record: dict[str, object]) -> bool:
+    """A profiler result that ran and was not found wrong (unchecked counts as right, as --verify 0 asks)."""
+    return record.get("status") == "valid" and record.get("verified") is not False
+
+
 def best_ours(records: Iterable[dict[str, object]]) -> dict[tuple[int, str, str], tuple[float, str]]:
     """Fastest verified valid result per (problem_idx, direction, dtype): (TFLOP/s, kernel)."""
     best: dict[tuple[int, str, str], tuple[float, str]] = {}
     for r in records:
-        if r.get("status") != "valid" or r.get("verified") is False or r.get("tflops") is None:
+        if not verified_valid(r) or r.get("tflops") is None:
             continue
         key = (int(r["problem_idx"]), str(r["direction"]), str(r["dtype"]))
         tflops = float(r["tflops"])
@@ -316,7 +321,7 @@ def best_ours(records: Iterable[dict[str, object]]) -> dict[tuple[int, str, str]
     return best
 
 
-def _geomean(values: Sequence[float]) -> float:
+def geomean(values: Sequence[float]) -> float:
     return math.exp(sum(math.log(x) for x in values) / len(values))
 
 
@@ -326,7 +331,7 @@ def geomean_by_category(rows: Sequence[Comparison]) -> dict[Category, float]:
     for cat in CATEGORIES:
         ratios = [r.ratio for r in rows if r.category == cat and r.ratio]
         if ratios:
-            means[cat] = _geomean(ratios)
+            means[cat] = geomean(ratios)
     return means
 
 
@@ -337,7 +342,7 @@ def geomean_by_direction(rows: Sequence[Comparison]) -> dict[tuple[Category, str
     for r in rows:
         if r.ratio:
             groups.setdefault((r.category, r.dtype, r.direction), []).append(r.ratio)
-    return {key: (_geomean(ratios), len(ratios)) for key, ratios in groups.items()}
+    return {key: (geomean(ratios), len(ratios)) for key, ratios in groups.items()}
 
 
 def _fmt(value: float | None, digits: int = 1) -> str:
