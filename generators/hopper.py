@@ -36,6 +36,9 @@ EPILOGUE_COLUMNS = 64
 """The staged epilogue stores a consumer warpgroup's tile this many columns at a time (fewer if its N is)."""
 EPILOGUE_ROW_INFO_BYTES = 32
 """The staged epilogue's slot per row for the row's output address."""
+ZERO_ROW_MIN_OUTPUTS = 16384
+"""bwd_data warpgroup tiles of at least this many outputs keep a row of zeros in shared memory, which their
+staged epilogue bulk-copies to the tap-less stride phases' pixels (16-bit outputs)."""
 MIN_STAGED_STAGES = 4
 """The staged epilogue takes shared memory only where the ring keeps this many stages (or all it had)."""
 DTYPES = (DataType.FP16, DataType.BF16)
@@ -118,9 +121,15 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
     strategy = arch.pipeline_strategy(c.pipeline, c.double_smem_buffer)
     min_stages = strategy.stages
     barrier_bytes = RING_BARRIER_BYTES + (ORDER_BARRIER_BYTES if ping_pong else 0)
+    # bwd_data's row of zeros after the barriers (Sm90Config::kZeroRowBytes)
+    has_zero_row = (
+        c.direction is Direction.BWD_DATA and c.dtype.size_bytes == 2 and wg_m * wg_n >= ZERO_ROW_MIN_OUTPUTS
+    )
+    zero_row = wg_n * 2 if has_zero_row else 0
 
     def fill_stages(other: int) -> int:
-        return max(0, arch.smem_per_block_bytes - barrier_bytes - SMEM_ALIGN - other) // stage_bytes
+        left = arch.smem_per_block_bytes - barrier_bytes - zero_row - SMEM_ALIGN - other
+        return max(0, left) // stage_bytes
 
     epilogue = staged_epilogue_bytes(c, consumers, wg_m, wg_n)
     plain_fill = fill_stages(0)
@@ -132,7 +141,7 @@ def hopper_plan(c: KernelConfig, arch: ArchSpec) -> HopperPlan | str:
     operand_bytes = stages * stage_bytes
     if staged:
         operand_bytes = align_up(operand_bytes, SMEM_ALIGN) + epilogue
-    smem = SMEM_ALIGN + operand_bytes + barrier_bytes
+    smem = SMEM_ALIGN + operand_bytes + barrier_bytes + zero_row
     accumulators = c.tile_m * c.tile_n // (WARPGROUP_THREADS * tile_warpgroups)
     reasons = (
         (not arch.has_wgmma, "the build does not target sm_90a"),

@@ -7,6 +7,7 @@
 // result must equal a direct strided bwd_data exactly (integer data), every input-gradient element must be
 // written once, and every slot of the phases' filters filled once. Host only; prints "checked N mismatches M"
 // and the first mismatches.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -23,7 +24,7 @@ namespace k = tiledispatch::kernels;
 using tiledispatch::test::cube_problem;
 
 constexpr int64_t kPoison = -999999;
-long long g_checked = 0, g_mismatches = 0, g_phased = 0, g_beside = 0;
+long long g_checked = 0, g_mismatches = 0, g_phased = 0, g_beside = 0, g_cube_rows = 0;
 
 void mismatch(const ConvProblem& p, const char* what, int64_t index, int64_t got, int64_t want) {
   if (++g_mismatches <= 10) {
@@ -62,6 +63,23 @@ std::vector<int64_t> direct_bwd_data(const ConvProblem& p, const std::vector<int
             dx[size_t((((n * p.input[0] + d) * p.input[1] + h) * p.input[2] + x) * p.C + c)] = sum;
           }
   return dx;
+}
+
+// Where no stride exceeds 2, the siblings of row `c` as cube bits and offsets (c_sibling_bits, c_sibling_offset,
+// the staged epilogue's bulk copies) must be exactly those c_siblings lists.
+template <class View>
+void check_cube(const ConvProblem& p, const View& view, const typename View::CInfo& c, int64_t m) {
+  std::vector<int64_t> listed, cube;
+  view.c_siblings(c, [&](int64_t delta) { listed.push_back(delta); });
+  const uint32_t bits = view.c_sibling_bits(c);
+  for (int b = 1; b < 8; ++b) {
+    if ((bits >> b) & 1u) cube.push_back(view.c_sibling_offset(b));
+  }
+  std::sort(listed.begin(), listed.end());
+  std::sort(cube.begin(), cube.end());
+  ++g_checked;
+  ++g_cube_rows;
+  if (listed != cube) mismatch(p, "siblings in the cube", m, int64_t(cube.size()), int64_t(listed.size()));
 }
 
 template <int NDim, k::FilterGeometry Geometry, int GM>
@@ -131,6 +149,7 @@ void check(const ConvProblem& p) {
       for (int64_t m = 0; m < shape.gemm_m; ++m) {
         const auto a = view.a_prepare(m);
         const auto c = view.c_prepare(m);
+        if (beside && view.c_siblings_in_cube()) check_cube(p, view, c, m);
         for (int64_t n = 0; n < shape.gemm_n; ++n) {
           const auto b = view.b_prepare(n);
           int64_t sum = 0;
@@ -208,7 +227,8 @@ int main() {
         if (!p.validate().empty()) continue;
         check<3, G::kGeneral, 1>(p);
       }
-  std::printf("phased %lld problems, %lld with zeros beside phase 0\n", g_phased, g_beside);
+  std::printf("phased %lld problems, %lld with zeros beside phase 0, %lld rows' siblings in the cube\n", g_phased,
+              g_beside, g_cube_rows);
   std::printf("checked %lld mismatches %lld\n", g_checked, g_mismatches);
   return g_mismatches == 0 ? 0 : 1;
 }

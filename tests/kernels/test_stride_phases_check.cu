@@ -27,6 +27,14 @@ namespace tiledispatch::hand {
 // 3D with the staged epilogue (vector 8; the hand list's 3D instance stores pairs): phase 0's zeros beside it
 TD_HAND(bwdd_fp16_3d_staged_128x64x64, kBwdData, 3, kFp16, kDefault, 128,64,64, 2,2,1, 32,32,16, 8,8,8, kCompV3,
         kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
+// warpgroup tiles of 16384 outputs, whose staged epilogue bulk-copies the zeros (Sm90Config::kZeroRowBytes): 64
+// rows of 256 columns, 128 of 128 (ping-pong) and, in 3D, 256 of 64 (rows beyond the warpgroup's threads)
+TD_HAND(bwdd_fp16_staged_128x256x32, kBwdData, 2, kFp16, kDefault, 128,256,32, 2,2,1, 32,32,16, 8,8,8, kCompV3,
+        kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
+TD_HAND(bwdd_fp16_staged_wg2_128x128x64, kBwdData, 2, kFp16, kDefault, 128,128,64, 2,2,1, 32,32,16, 8,8,8, kMem,
+        kIntrawave, kCShuffle, false, 1, false, false, false, false, 2)
+TD_HAND(bwdd_bf16_3d_staged_256x64x64, kBwdData, 3, kBf16, kDefault, 256,64,64, 2,1,1, 32,32,16, 8,8,8, kCompV3,
+        kIntrawave, kCShuffle, false, 1, false, false, false, false, 1)
 }  // namespace tiledispatch::hand
 
 namespace {
@@ -71,6 +79,9 @@ int main() {
   InstanceList list;
   add_hand_bwd_data(list);
   list.push_back(std::make_unique<bwdd_fp16_3d_staged_128x64x64>());
+  list.push_back(std::make_unique<bwdd_fp16_staged_128x256x32>());
+  list.push_back(std::make_unique<bwdd_fp16_staged_wg2_128x128x64>());
+  list.push_back(std::make_unique<bwdd_bf16_3d_staged_256x64x64>());
   const std::vector<PhasesFns> phases_fns = {
       phases_of<bwdd_fp16_compv3_128x128x32>(),   phases_of<bwdd_bf16_mem_inter_default_epi>(),
       phases_of<bwdd_fp16_compv1_vec1_64x32x32>(), phases_of<bwdd_fp32_compv4_dsb_64x64x32>(),
@@ -82,7 +93,8 @@ int main() {
       phases_of<bwdd_fp16_gm8_direct_3d_256x64x64>(), phases_of<bwdd_bf16_gm32_direct_256x64x64>(),
       phases_of<bwdd_fp32_gm16_direct_256x64x64>(), phases_of<bwdd_fp32_gm4_direct_256x64x64>(),
       phases_of<bwdd_fp32_gm8_direct_3d_256x64x64>(), phases_of<bwdd_fp32_gm2_direct_128x64x64>(),
-      phases_of<bwdd_fp16_3d_staged_128x64x64>(),
+      phases_of<bwdd_fp16_3d_staged_128x64x64>(), phases_of<bwdd_fp16_staged_128x256x32>(),
+      phases_of<bwdd_fp16_staged_wg2_128x128x64>(), phases_of<bwdd_bf16_3d_staged_256x64x64>(),
   };
   if (phases_fns.size() != list.size()) {
     std::printf("FAIL the list has %zu instances, the check knows %zu\n", list.size(), phases_fns.size());

@@ -36,6 +36,13 @@ def test_stride_phases_match_the_reference(tmp_path: Path) -> None:
     assert any("filter=3x3 stride=2x2 dilation=2x2" in line for line in beside)
     assert any("in=57x55 filter=1x1" in line for line in beside)
     assert not any("bwdd_fp16_3d_compv6_64x64x64" in line for line in beside)
+    # the zeros by bulk copies (warpgroup tiles of 16384 outputs): odd sizes, and 3D on 256-row tiles
+    for instance, problem in (
+        ("bwdd_fp16_staged_128x256x32", "in=57x55 filter=1x1"),
+        ("bwdd_fp16_staged_wg2_128x128x64", "in=57x55 filter=1x1"),
+        ("bwdd_bf16_3d_staged_256x64x64", "filter=1x1x1 stride=2x2x2"),
+    ):
+        assert any(line.startswith(f"PASS {instance} |") and problem in line for line in beside), instance
     assert any("bwdd_fp16_gm2_diag_128x64x64" in line and "G=14 " in line for line in at_once)
     # phase rows wider than a tile's 64-row block and of one or two pixels (G = 2), in one launch; the zeros
     # beside phase rows of 71 pixels

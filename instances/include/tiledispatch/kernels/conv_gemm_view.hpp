@@ -511,6 +511,21 @@ struct BwdDataView {
       }
     }
   }
+  // Where no stride exceeds 2, the same pixels as bits of the 2x2x2 cube of residues (ad, ah, aw), bit
+  // 4 ad + 2 ah + aw, and each one's offset (the staged epilogue's bulk copies of zeros).
+  TD_HOST_DEVICE bool c_siblings_in_cube() const { return s.xsd <= 2 && s.xsh <= 2 && s.xsw <= 2; }
+  TD_HOST_DEVICE uint32_t c_sibling_bits(const CInfo& i) const {
+    uint32_t bits = 0;
+    for (int b = 1; b < 8; ++b) {
+      if (i.valid && (b >> 2) < i.siblings[0] && ((b >> 1) & 1) < i.siblings[1] && (b & 1) < i.siblings[2]) {
+        bits |= 1u << b;
+      }
+    }
+    return bits;
+  }
+  TD_HOST_DEVICE Index c_sibling_offset(int bit) const {
+    return ((Index(bit >> 2) * s.Hx + ((bit >> 1) & 1)) * s.Wx + (bit & 1)) * s.C;
+  }
   // The input gradient's column of GEMM column 0 (at unit stride, xsd == 0, dX as a (GEMM rows, C) matrix).
   TD_HOST_DEVICE Index c_column_base() const { return g0 * TapsT::channels_per_group(s); }
   TD_HOST_DEVICE bool c_locate(const CInfo& i, Index n, Index& offset) const {

@@ -38,6 +38,7 @@ constexpr int kMaxStages = 8;
 constexpr size_t kRingBarrierBytes = 2 * kMaxStages * 8;  // a full and an empty mbarrier per stage
 constexpr size_t kOrderBarrierBytes = 2 * 8;              // ping-pong: whose turn it is to multiply
 constexpr size_t kSmemAlign = 1024;  // the 128-byte swizzle repeats every 1024 bytes
+constexpr int kZeroRowMinOutputs = 16384;  // warpgroup tiles whose bwd_data zeros go by bulk copies (kZeroRowBytes)
 
 // Largest of 64, 32, 16, 8 elements dividing `extent`: the MN extent of the swizzle atom (128/64/32-byte or
 // interleaved) of a 16-bit MN-major operand.
@@ -163,9 +164,19 @@ struct Sm90Config {
   static constexpr size_t kStageBytes = size_t(kTileM + kTileN) * size_t(kTileK) * size_t(kElemBytes);
   static constexpr int kMinStages = Base::kStages;
   static constexpr size_t kBarrierBytes = kRingBarrierBytes + (kPingPong ? kOrderBarrierBytes : 0);
-  // Stages that fit beside the barriers and `other` bytes of shared memory.
+  // bwd_data's staged epilogue stores the tap-less stride phases' zeros by bulk copies of a row of zeros (a
+  // warpgroup's columns, epilogue.cuh) after the barriers, on warpgroup tiles of at least 16384 outputs: on
+  // smaller ones (copies of at most 256 bytes, or 64 rows of 128 columns) the copies ran 0.63-0.98 of the
+  // 16-byte stores' time on the 1x1 stride-2 rows, on these 1.03-1.12 (H200, session 46). It moves no stage
+  // count: the stages and the rest are whole KB, and the barriers leave at least 752 bytes of the last one.
+  static constexpr size_t kZeroRowBytes = kDirection == ConvDirection::kBwdData && kElemBytes == 2 &&
+                                                  kWarpgroupMmaM * kWarpgroupMmaN >= kZeroRowMinOutputs
+                                              ? size_t(kWarpgroupMmaN) * 2
+                                              : 0;
+  // Stages that fit beside the barriers, the row of zeros and `other` bytes of shared memory.
   static constexpr int fill_stages(size_t other) {
-    const long long left = (long long)kSmemLimitBytes - (long long)(kBarrierBytes + kSmemAlign + other);
+    const long long left =
+        (long long)kSmemLimitBytes - (long long)(kBarrierBytes + kZeroRowBytes + kSmemAlign + other);
     return left < 0 ? 0 : int(left / (long long)kStageBytes);
   }
 
@@ -204,7 +215,8 @@ struct Sm90Config {
   static constexpr size_t kStagingOffset =
       kEpilogueSmemBytes == 0 ? kOperandSmemBytes : (kOperandSmemBytes + kSmemAlign - 1) / kSmemAlign * kSmemAlign;
   static constexpr size_t kBarrierOffset = kStagingOffset + kEpilogueSmemBytes;
-  static constexpr size_t kSmemBytes = kSmemAlign + kBarrierOffset + kBarrierBytes;
+  static constexpr size_t kZeroRowOffset = kBarrierOffset + kBarrierBytes;  // 16-byte aligned
+  static constexpr size_t kSmemBytes = kSmemAlign + kZeroRowOffset + kZeroRowBytes;
   // The staged epilogue's stores by TMA (epilogue.cuh; the host decides per problem): where a staged row is a
   // swizzle span (32, 64 or 128 bytes; the staging is swizzled as TMA swizzles it) and a warpgroup's staging
   // keeps the 1024-byte blocks.

@@ -149,10 +149,12 @@ struct StagedEpilogue {
   }
 
   // `staging`: this warpgroup's shared memory (Cfg::kEpilogueWarpgroupBytes), `warpgroup` its index among
-  // the CTA's consumer warpgroups (its named barrier is 1 + warpgroup).
+  // the CTA's consumer warpgroups (its named barrier is 1 + warpgroup); `zero_row`: Cfg::kZeroRowBytes of zeros
+  // in shared memory (bwd_data).
   template <class ThrMma, class Accum>
   __device__ static void store(const ThrMma& thr_mma, const Accum& accum, const View& view, Index m0, Index n0,
-                               Element* gC, unsigned char* staging, int warpgroup, const CUtensorMap* c_map) {
+                               Element* gC, unsigned char* staging, int warpgroup, const CUtensorMap* c_map,
+                               uint32_t zero_row) {
     using namespace cute;
     static_assert(decltype(size<0, 2>(accum))::value * 8 == Cfg::kWarpgroupMmaN &&
                       decltype(size<1>(accum))::value * 64 == kRows && decltype(size<2>(accum))::value == 1,
@@ -239,10 +241,33 @@ struct StagedEpilogue {
                     n0 + Index(col0 + slice * kColumns + chunk * 8), pairs, gC);
       }
     }
-    // A stride phase's rows that also carry the tap-less phases' zeros: the same 16-byte chunks of every staged
-    // row, in a rolled loop of its own after the values, so that every other launch runs the code it had.
+    // A stride phase's rows that also carry the tap-less phases' zeros, after the values, so that every other
+    // launch runs the code it had: where no stride exceeds 2 and the warpgroup's columns of a row are whole
+    // 16-byte chunks, one bulk copy of the row of zeros (`zero_row`, Cfg::kZeroRowBytes) per row and sibling,
+    // issued by a thread a row (kRows may exceed the warpgroup's threads): asynchronous, so the warpgroup goes on
+    // to its next tile at once (three quarters of dX on a 1x1 stride-2 layer); else the same 16-byte chunks of
+    // every staged row, in a rolled loop.
     if constexpr (HasSiblings<View>::value) {
-      if (!by_tma && view.s.zero_siblings) {
+      const Index n = n0 + Index(col0);
+      const Index count = cute::min(view.s.gemm_n - n, Index(Cfg::kWarpgroupMmaN));
+      if (!by_tma && view.s.zero_siblings && Cfg::kZeroRowBytes > 0 && view.c_siblings_in_cube() && count > 0 &&
+          count % 8 == 0 && view.s.C % 8 == 0 && (view.c_column_base() + n) % 8 == 0) {
+        CUTE_UNROLL
+        for (int row = thread; row < kRows; row += kWarpgroupThreads) {
+          const CInfo info = load_shared(info_base + uint32_t(row * sizeof(CInfo)));
+          Index first = 0;
+          if (view.c_locate(info, n, first)) {
+            const uint32_t bits = view.c_sibling_bits(info);
+            CUTE_UNROLL
+            for (int b = 1; b < 8; ++b) {
+              if ((bits >> b) & 1u) {
+                bulk_store(gC + first + view.c_sibling_offset(b), zero_row, uint32_t(count) * sizeof(Element));
+              }
+            }
+            tma_store_commit();
+          }
+        }
+      } else if (!by_tma && view.s.zero_siblings) {
 #pragma unroll 1
         for (int i = 0; i < kSlices * kRows * kChunks / 128; ++i) {
           const int index = thread + 128 * i, row = index / kChunks % kRows, chunk = index % kChunks;
@@ -278,14 +303,14 @@ struct DirectEpilogue {
   using Element = typename Cfg::ElementGlobal;
 
   // `staging`, `warpgroup`: the staged epilogue's shared memory and warpgroup (StagedEpilogue), where the
-  // configuration has it and the results go to the output.
+  // configuration has it and the results go to the output; `zero_row`: the shared address of its row of zeros.
   template <class ThrMma, class Accum>
   __device__ static void store(const ThrMma& thr_mma, const Accum& accum, const View& view, Index m0, Index n0,
                                Element* gC, float* partial, unsigned char* staging, int warpgroup,
-                               const CUtensorMap* c_map) {
+                               const CUtensorMap* c_map, uint32_t zero_row) {
     if constexpr (Cfg::kStagedEpilogue) {
       if (partial == nullptr) {
-        StagedEpilogue<Cfg>::store(thr_mma, accum, view, m0, n0, gC, staging, warpgroup, c_map);
+        StagedEpilogue<Cfg>::store(thr_mma, accum, view, m0, n0, gC, staging, warpgroup, c_map, zero_row);
         return;
       }
     }

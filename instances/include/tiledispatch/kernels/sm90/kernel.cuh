@@ -136,6 +136,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   using Producer = CpAsyncProducer<Cfg>;
   // diagonal: both operands by TMA; the GEMMs of a launch share their operand paths
   const bool gathers = !Diagonal && Producer::gathers(params.gemms[0].tma);
+  const uint32_t zero_row = uint32_t(__cvta_generic_to_shared(smem + Cfg::kZeroRowOffset));
+  if constexpr (Cfg::kZeroRowBytes > 0) {
+    if (threadIdx.x < Cfg::kZeroRowBytes / 16) {
+      reinterpret_cast<uint4*>(smem + Cfg::kZeroRowOffset)[threadIdx.x] = make_uint4(0u, 0u, 0u, 0u);
+      fence_smem_for_tma();  // read by bulk copies
+    }
+  }
   if (threadIdx.x == 0) {
     if constexpr (Cfg::kPingPong) order.init(kWarpgroupThreads);
     ring.init(gathers ? Cfg::kProducerThreads : 0, Cfg::kTileWarpgroups);
@@ -244,11 +251,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       DirectEpilogue<Cfg>::store(thr_mma, accum, view, Index(w.tile_m) * Cfg::kTileM,
                                  Index(w.tile_n) * Cfg::kTileN, static_cast<Element*>(gemm.gemm.c), partial,
                                  staging + warpgroup * Cfg::kEpilogueWarpgroupBytes, warpgroup,
-                                 params.use_c ? &params.c : nullptr);
+                                 params.use_c ? &params.c : nullptr, zero_row);
       if constexpr (Cfg::kPingPong) skip_round(round + 1);
     }
-    // the staging must outlive the TMA stores that read it, and the output be written before dependents run
-    if (Cfg::kTmaStoreC && params.use_c && thread % kWarpgroupThreads == 0) tma_store_wait_all();
+    // the staging and the row of zeros must outlive the bulk stores that read them, and the output be written
+    // before dependents run
+    if ((Cfg::kTmaStoreC && params.use_c && thread % kWarpgroupThreads == 0) || Cfg::kZeroRowBytes > 0) {
+      tma_store_wait_all();
+    }
     asm volatile("griddepcontrol.wait;" ::: "memory");
   }
 #endif

@@ -206,6 +206,11 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void*
                : "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr), "r"(c0), "r"(c1)
                : "memory");
 }
+// `bytes` (a multiple of 16) from shared memory to global memory, 16-byte aligned, in the bulk group as TMA stores.
+__device__ __forceinline__ void bulk_store(void* global, uint32_t smem, uint32_t bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(global), "r"(smem), "r"(bytes)
+               : "memory");
+}
 __device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
 __device__ __forceinline__ void tma_store_wait_read() {
   asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
