@@ -166,8 +166,8 @@ struct Sm90Config {
   static constexpr size_t kBarrierBytes = kRingBarrierBytes + (kPingPong ? kOrderBarrierBytes : 0);
   // bwd_data's staged epilogue stores the tap-less stride phases' zeros by bulk copies of a row of zeros (a
   // warpgroup's columns, epilogue.cuh) after the barriers, on warpgroup tiles of at least 16384 outputs: on
-  // smaller ones (copies of at most 256 bytes, or 64 rows of 128 columns) the copies ran 0.63-0.98 of the
-  // 16-byte stores' time on the 1x1 stride-2 rows, on these 1.03-1.12 (H200, session 46). It moves no stage
+  // smaller ones (copies of at most 256 bytes, or 64 rows of 128 columns) the copies ran 0.63-1.02x the 16-byte
+  // stores' speed on the 1x1 stride-2 rows, on these 0.97-1.12x (H200, session 46). It moves no stage
   // count: the stages and the rest are whole KB, and the barriers leave at least 752 bytes of the last one.
   static constexpr size_t kZeroRowBytes = kDirection == ConvDirection::kBwdData && kElemBytes == 2 &&
                                                   kWarpgroupMmaM * kWarpgroupMmaN >= kZeroRowMinOutputs
