@@ -248,32 +248,34 @@ struct StagedEpilogue {
     // to its next tile at once (three quarters of dX on a 1x1 stride-2 layer); else the same 16-byte chunks of
     // every staged row, in a rolled loop.
     if constexpr (HasSiblings<View>::value) {
-      const Index n = n0 + Index(col0);
-      const Index count = cute::min(view.s.gemm_n - n, Index(Cfg::kWarpgroupMmaN));
-      if (!by_tma && view.s.zero_siblings && Cfg::kZeroRowBytes > 0 && view.c_siblings_in_cube() && count > 0 &&
-          count % 8 == 0 && view.s.C % 8 == 0 && (view.c_column_base() + n) % 8 == 0) {
-        CUTE_UNROLL
-        for (int row = thread; row < kRows; row += kWarpgroupThreads) {
-          const CInfo info = load_shared(info_base + uint32_t(row * sizeof(CInfo)));
-          Index first = 0;
-          if (view.c_locate(info, n, first)) {
-            const uint32_t bits = view.c_sibling_bits(info);
-            CUTE_UNROLL
-            for (int b = 1; b < 8; ++b) {
-              if ((bits >> b) & 1u) {
-                bulk_store(gC + first + view.c_sibling_offset(b), zero_row, uint32_t(count) * sizeof(Element));
+      if (!by_tma && view.s.zero_siblings) {
+        const Index n = n0 + Index(col0);
+        const Index count = cute::min(view.s.gemm_n - n, Index(Cfg::kWarpgroupMmaN));
+        if (Cfg::kZeroRowBytes > 0 && view.c_siblings_in_cube() && count > 0 && count % 8 == 0 &&
+            view.s.C % 8 == 0 && (view.c_column_base() + n) % 8 == 0) {
+          CUTE_UNROLL
+          for (int row = thread; row < kRows; row += kWarpgroupThreads) {
+            const CInfo info = load_shared(info_base + uint32_t(row * sizeof(CInfo)));
+            Index first = 0;
+            if (view.c_locate(info, n, first)) {
+              const uint32_t bits = view.c_sibling_bits(info);
+              CUTE_UNROLL
+              for (int b = 1; b < 8; ++b) {
+                if ((bits >> b) & 1u) {
+                  bulk_store(gC + first + view.c_sibling_offset(b), zero_row, uint32_t(count) * sizeof(Element));
+                }
               }
+              tma_store_commit();
             }
-            tma_store_commit();
           }
-        }
-      } else if (!by_tma && view.s.zero_siblings) {
+        } else {
 #pragma unroll 1
-        for (int i = 0; i < kSlices * kRows * kChunks / 128; ++i) {
-          const int index = thread + 128 * i, row = index / kChunks % kRows, chunk = index % kChunks;
-          const int slice = index / (kChunks * kRows);
-          zero_siblings_of_block(view, load_shared(info_base + uint32_t(row * sizeof(CInfo))),
-                                 n0 + Index(col0 + slice * kColumns + chunk * 8), gC);
+          for (int i = 0; i < kSlices * kRows * kChunks / 128; ++i) {
+            const int index = thread + 128 * i, row = index / kChunks % kRows, chunk = index % kChunks;
+            const int slice = index / (kChunks * kRows);
+            zero_siblings_of_block(view, load_shared(info_base + uint32_t(row * sizeof(CInfo))),
+                                   n0 + Index(col0 + slice * kColumns + chunk * 8), gC);
+          }
         }
       }
     }
