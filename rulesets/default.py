@@ -16,12 +16,13 @@ them merged groups that run the direct merged-group kernel where gm x K/G = tile
 kernel faster, one of them gm 32 for C/G = 2 (``DIRECT_BWD_WEIGHT_TILES``; fp32 bwd_weight has these five
 alone, with 64-pixel chains, and gm 2 for C/G = 32, ``FP32_DIRECT_BWD_WEIGHT_TILES``), and one gm-2 tile whose
 merged groups come by TMA in 128-byte rows (``MERGED_TMA_BWD_WEIGHT_TILES``). Every direction adds its
-depthwise direct kernels. 2D: filters 3, 5 and 7 (fp32 forward: 3 and 5) x strides 1 and 2 on the shapes of
-``DEFAULT_DEPTHWISE`` (one per direction and dtype, three or four for 16-bit types): six per request for fp32
-(four for fp32 forward), twelve (16-bit fwd), fourteen (16-bit bwd_data) and twelve (16-bit bwd_weight) for
-fp16 and bf16. 3D (cubic filter, docs/depthwise.md "3D"): filters 3, 5 and 7 x strides 1 and 2 on the shapes
-of ``DEFAULT_DEPTHWISE_3D``: in 16-bit types fwd 8x32 nb2 sub1x4 vec 8 and bwd_data 8x32 nb2 sub2x4 vec 8,
-each with the 8x16 nb4 vec-4 shape of its sub-tile for 3x3 (channel counts that are multiples of 4), and
+depthwise direct kernels. 2D: filters 3, 5 and 7 x strides 1 and 2 on the shapes of ``DEFAULT_DEPTHWISE``
+(one per direction and dtype, fp32 forward two, four or five for 16-bit types; some shapes serve only some
+filters): six per request for fp32, sixteen (16-bit fwd), fourteen (16-bit bwd_data) and twelve (16-bit
+bwd_weight) for fp16 and bf16. 3D (cubic filter, docs/depthwise.md "3D"): filters 3, 5 and 7 x strides 1
+and 2 on the shapes of ``DEFAULT_DEPTHWISE_3D``: in 16-bit types fwd 8x32 nb2 sub1x4 vec 8 and bwd_data 8x32
+nb2 sub2x4 vec 8, each with the 8x16 nb4 vec-4 shape of its sub-tile for 3x3 (channel counts that are
+multiples of 4), and
 bwd_weight 16x16 nb4 sub2x4 vec 8 for 3x3 beside vec 4 for 3/5/7; in fp32 fwd 8x16 nb4 sub1x4 vec 4, bwd_data
 8x16 nb4 sub2x4 vec 4 and bwd_weight 16x16 nb4 sub2x4 vec 4. fwd adds 8x16 nb2 sub1x4, whose halved channel
 slice fits stride 2: vec 8 for 7x7 in 16-bit types, vec 4 for 5x5 and 7x7 in fp32. Candidates per request: ten
@@ -203,16 +204,24 @@ DEFAULT_PIPELINES = {
 # 1, 2.5 KB at stride 2); 8x16 nb4 sub1x4 for 7x7 (80 against upstream's 105 us on C=128 56^2, 86-117
 # registers) and beside the first at 3x3 and 5x5, where it wins at stride 2 (5-8 %). fp32: the 16x16 nb4
 # sub2x4 vec-4 shape that reached 2.85-2.96 TB/s on 3x3 (H200, docs/performance.md "Depthwise"), without 7x7,
-# which spills there (3.5-4.8 KB a thread; no fp32 forward shape tried keeps 7x7 in registers).
+# which spills there (3.5-4.8 KB a thread).
 # Session 16's sweep of 10 shapes after the staging and prefetch changes (docs/performance.md, "Depthwise
-# shapes after the pipelining change") adds 16x32 nb4 sub2x8 for 5x5 (1.12x on 5x5 s1 C=240 28^2).
+# shapes after the pipelining change") adds 16x32 nb4 sub2x8 for 5x5 (1.12x on 5x5 s1 C=240 28^2). Session
+# 47's sweep of 7x7 shapes (H200, "Session 47") adds two sub1x8 vec-4 shapes for 7x7: a filter row of vec-4
+# weights leaves the registers for eight outputs a thread (64.6 against 77.4 us on C=128 56^2 for 8x32 nb4,
+# 28.6 against 37.2 on ConvNeXt's C=192 28^2 for 16x32 nb4); 8x16 nb4 sub1x4 vec 8 stays the fastest at 14^2
+# and at stride 2. fp32 7x7 takes 8x32 nb8 sub1x8 vec 2 (92 us on C=128 56^2, 2.8x cuDNN; 228-243 registers,
+# no spill), the fastest fp32 shape of that sweep (its vec-4 shapes took 136-2,100 us).
 _FWD_16BIT = (
     (DepthwiseShape(8, 16, 4, 2, 4, 8), (3, 5)),
     (DepthwiseShape(8, 16, 4, 1, 4, 8), (3, 5, 7)),
     (DepthwiseShape(16, 32, 4, 2, 8, 8), (5,)),
+    (DepthwiseShape(8, 32, 4, 1, 8, 4), (7,)),
+    (DepthwiseShape(16, 32, 4, 1, 8, 4), (7,)),
 )
 _ALL_FILTERS = space.DEPTHWISE_BWD_FILTERS
 _VEC4 = DepthwiseShape(16, 16, 4, 2, 4, 4)  # fp32 in every direction, and 16-bit bwd_weight
+_FWD_FP32 = ((_VEC4, space.DEPTHWISE_FILTERS), (DepthwiseShape(8, 32, 8, 1, 8, 2), (7,)))
 # Backward, 16-bit (docs/performance.md, "Depthwise backward shapes"; H100, fp16): bwd_data 16x32 nb4 sub2x4
 # beside 16x16 nb8 sub2x2 for 3x3 and 5x5 (1.4-2.4x faster; it spills 112 B at 7x7 stride 1), bwd_weight vec 8
 # beside vec 4 for 3x3 (1.05-1.3x faster; 5x5 and 7x7 spill at vec 8). Session 16's sweep adds, for 3x3
@@ -236,7 +245,7 @@ _BWD_WEIGHT_16BIT = (
 DEFAULT_DEPTHWISE: dict[tuple[Direction, DataType], tuple[tuple[DepthwiseShape, tuple[int, ...]], ...]] = {
     (Direction.FWD, DataType.FP16): _FWD_16BIT,
     (Direction.FWD, DataType.BF16): _FWD_16BIT,
-    (Direction.FWD, DataType.FP32): ((_VEC4, space.DEPTHWISE_FILTERS),),
+    (Direction.FWD, DataType.FP32): _FWD_FP32,
     (Direction.BWD_DATA, DataType.FP16): _BWD_DATA_16BIT,
     (Direction.BWD_DATA, DataType.BF16): _BWD_DATA_16BIT,
     (Direction.BWD_DATA, DataType.FP32): ((_VEC4, _ALL_FILTERS),),

@@ -199,12 +199,23 @@ def test_default_3d_covers_the_video_depthwise_table(direction: Direction, dtype
 
 
 # Configurations added to `default` since the digests were taken (session 31: bwd_weight 16x32 nb4 sub2x4
-# vec 8 for 3x3, docs/performance.md "Session 31"): the digest is taken without them, and each must be there.
+# vec 8 for 3x3, docs/performance.md "Session 31"; session 47: fwd 7x7 on 8x32 / 16x32 nb4 sub1x8 vec 4 in
+# 16 bits and 8x32 nb8 sub1x8 vec 2 in fp32, "Session 47"): the digest is taken without them, and each must be
+# there.
 ADDED_SINCE = {
     "default": tuple(
         f"grouped_conv_bwd_weight_depthwise_{dtype}_ngchw_2d_16x32_f3_s{s}x{s}_p1x1_nb4_sub2x4_vec8_8"
         for dtype in ("fp16", "bf16")
         for s in (1, 2)
+    )
+    + tuple(
+        f"grouped_conv_fwd_depthwise_{dtype}_ngchw_2d_{tile}_f7_s{s}x{s}_p3x3_nb4_sub1x8_vec4_4"
+        for dtype in ("fp16", "bf16")
+        for tile in ("8x32", "16x32")
+        for s in (1, 2)
+    )
+    + tuple(
+        f"grouped_conv_fwd_depthwise_fp32_ngchw_2d_8x32_f7_s{s}x{s}_p3x3_nb8_sub1x8_vec2_2" for s in (1, 2)
     ),
     "full": (),
 }
