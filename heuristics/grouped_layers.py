@@ -57,10 +57,47 @@ def regnet_layers() -> list[ConvProblem]:
     ]
 
 
+DEPTHWISE_STAGES: tuple[tuple[int, int, int, int], ...] = (
+    # MobileNetV2
+    (112, 32, 3, 1), (56, 96, 3, 2), (56, 144, 3, 1), (28, 144, 3, 2), (28, 192, 3, 1), (14, 192, 3, 2),
+    (14, 384, 3, 1), (14, 576, 3, 1), (7, 576, 3, 2), (7, 960, 3, 1),
+    # EfficientNet-B0
+    (28, 144, 5, 2), (28, 240, 5, 1), (14, 240, 5, 2), (14, 672, 5, 1), (7, 672, 5, 2), (7, 1152, 5, 1),
+    # ConvNeXt-T
+    (56, 96, 7, 1), (28, 192, 7, 1), (14, 384, 7, 1), (7, 768, 7, 1), (28, 128, 7, 2), (14, 256, 7, 2),
+)  # fmt: skip
+"""(output size, channels, filter, stride) of the depthwise layers of MobileNetV2 (3x3), EfficientNet-B0 (5x5)
+and ConvNeXt-T (7x7, and two 7x7 at stride 2, which ConvNeXt does not have), each at "same" padding: CK's
+forward set holds depthwise layers at 3x3 stride 1 only, so a model trained on it ranks the 5x5 and 7x7 kernel
+shapes, and the 3x3 ones at stride 2, blind."""
+
+
+def depthwise_layers() -> list[ConvProblem]:
+    """Each stage of DEPTHWISE_STAGES at N = 16 and 64."""
+    return [
+        ConvProblem(
+            N=batch,
+            C=channels,
+            K=channels,
+            G=channels,
+            Hi=size * stride,
+            Wi=size * stride,
+            Y=filt,
+            X=filt,
+            stride_h=stride,
+            stride_w=stride,
+            pad_h=filt // 2,
+            pad_w=filt // 2,
+        )
+        for size, channels, filt, stride in DEPTHWISE_STAGES
+        for batch in BATCHES
+    ]
+
+
 def network_layers() -> list[ConvProblem]:
-    """Every layer the training sets append to the CK shapes, in their order: grouped_layers, then
-    regnet_layers."""
-    return [*grouped_layers(), *regnet_layers()]
+    """Every layer the training sets append to the CK shapes, in their order: grouped_layers, regnet_layers,
+    then depthwise_layers."""
+    return [*grouped_layers(), *regnet_layers(), *depthwise_layers()]
 
 
 def grouped_layers() -> list[ConvProblem]:

@@ -8,7 +8,7 @@ import csv
 import pytest
 
 from generators.problem import CSV_COLUMNS, load_problems
-from heuristics.grouped_layers import grouped_layers, network_layers, regnet_layers
+from heuristics.grouped_layers import depthwise_layers, grouped_layers, network_layers, regnet_layers
 from heuristics.problem_sets import direction_set, sample, to_csv
 from tests.conftest import SHARED_DIR
 from tests.selection.conftest import REPO_ROOT
@@ -86,3 +86,15 @@ def test_regnet_layers_have_group_counts_no_gm_divides_and_are_not_benchmark_sha
     assert {p.N for p in layers} == {16, 64} and {p.stride_h for p in layers} == {1, 2}
     assert not set(keys) & {_key(p) for p in grouped_layers()}
     _assert_no_benchmark_shapes(keys, "the RegNet layers")
+
+
+def test_depthwise_layers_cover_every_filter_and_stride_and_are_not_benchmark_shapes():
+    layers = depthwise_layers()
+    keys = [_key(p) for p in layers]
+    assert len(keys) == len(set(keys)) == 44
+    assert all(p.G == p.C == p.K > 1 for p in layers)
+    assert {(p.X, p.stride_h) for p in layers} == {(f, s) for f in (3, 5, 7) for s in (1, 2)}
+    assert all(p.Y == p.X and p.pad_h == p.pad_w == p.X // 2 and p.stride_w == p.stride_h for p in layers)
+    assert {p.N for p in layers} == {16, 64}
+    assert not set(keys) & {_key(p) for p in [*grouped_layers(), *regnet_layers()]}
+    _assert_no_benchmark_shapes(keys, "the depthwise layers")
