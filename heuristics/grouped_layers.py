@@ -29,7 +29,8 @@ BATCHES: tuple[int, ...] = (16, 64)
 STRIDED_BATCH = 16
 
 
-def _layer(batch: int, channels: int, width: int, size: int, stride: int) -> ConvProblem:
+def _layer(batch: int, channels: int, width: int, size: int, stride: int, filt: int = 3) -> ConvProblem:
+    """A `filt` x `filt` layer of `width`-channel groups, "same" padding, `size` output pixels a side."""
     groups = round(channels / width)
     return ConvProblem(
         N=batch,
@@ -38,12 +39,12 @@ def _layer(batch: int, channels: int, width: int, size: int, stride: int) -> Con
         G=groups,
         Hi=size * stride,
         Wi=size * stride,
-        Y=3,
-        X=3,
+        Y=filt,
+        X=filt,
         stride_h=stride,
         stride_w=stride,
-        pad_h=1,
-        pad_w=1,
+        pad_h=filt // 2,
+        pad_w=filt // 2,
     )
 
 
@@ -75,20 +76,7 @@ shapes, and the 3x3 ones at stride 2, blind."""
 def depthwise_layers() -> list[ConvProblem]:
     """Each stage of DEPTHWISE_STAGES at N = 16 and 64."""
     return [
-        ConvProblem(
-            N=batch,
-            C=channels,
-            K=channels,
-            G=channels,
-            Hi=size * stride,
-            Wi=size * stride,
-            Y=filt,
-            X=filt,
-            stride_h=stride,
-            stride_w=stride,
-            pad_h=filt // 2,
-            pad_w=filt // 2,
-        )
+        _layer(batch, channels, 1, size, stride, filt)
         for size, channels, filt, stride in DEPTHWISE_STAGES
         for batch in BATCHES
     ]
