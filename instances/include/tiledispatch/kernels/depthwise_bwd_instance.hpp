@@ -137,7 +137,7 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
     static const cudaError_t queried =
         kernels::query_residency(kernel, S::kLaunchThreads, S::kSmemBytes, S::kRingSmemBytes, &residency);
     TD_RETURN_IF_CUDA_ERROR(queried);
-    const bool prefetch = residency.prefetch(S::kStages);
+    const bool prefetch = residency.prefetch(S::kStages, kernels::kPrefetchMaxBlocksPerSm);
     int sms = 0;
     TD_RETURN_IF_CUDA_ERROR(sm_count(&sms));
     const int64_t wave = int64_t(std::max(1, prefetch ? residency.ring : residency.single)) * sms;

@@ -44,15 +44,20 @@ constexpr FixedString<256> build_depthwise_instance_string() {
 }
 
 // Launches whose blocks, with two halo stages, fit at most this many to an SM prefetch (depthwise_kernel.cuh,
-// pipelined_walk): fwd and bwd_data blocks then walk several tiles each (persistent) and bwd_weight blocks stage
-// their next item early. With more resident blocks, the blocks hide each other's loads and the second stage
-// only costs occupancy (measured on the H100: docs/depthwise.md, "Launch and pipelining").
+// pipelined_walk): fwd and bwd_data blocks then walk several tiles each (persistent), bwd_weight blocks stage
+// their next item early (docs/depthwise.md, "Launch and pipelining"). Measured on the H100, 2; on the H200, 2D
+// fwd and bwd_data blocks gain from it up to 16 an SM (their set-up, once per block instead of once per tile),
+// while 3D blocks (a stage holds FilterD slices) and bwd_weight's 8-byte, L1-cached halo copies lose up to a
+// third there, so those keep 2.
 constexpr int kPrefetchMaxBlocksPerSm = 2;
+constexpr int kPrefetchMaxBlocksPerSm2dTiles = 16;
 
 // Resident blocks per SM of a depthwise kernel with one and with two halo stages.
 struct Residency {
   int single = 0, ring = 0;
-  bool prefetch(int stages) const { return stages == 2 && ring >= 1 && ring <= kPrefetchMaxBlocksPerSm; }
+  bool prefetch(int stages, int max_blocks_per_sm) const {
+    return stages == 2 && ring >= 1 && ring <= max_blocks_per_sm;
+  }
 };
 
 // Once per instance type: the kernel's shared-memory opt-in (the two-stage size) and its residency.
@@ -74,7 +79,8 @@ cudaError_t launch_tiles(void (*kernel)(P), const P& params, cudaStream_t stream
       query_residency(kernel, S::kThreads, S::kSmemBytes, S::kRingSmemBytes, &residency);
   TD_RETURN_IF_CUDA_ERROR(queried);
   int64_t per_slice = params.tiles;
-  if (residency.prefetch(S::kStages)) {
+  const int max_blocks = S::kNDim == 2 ? kPrefetchMaxBlocksPerSm2dTiles : kPrefetchMaxBlocksPerSm;
+  if (residency.prefetch(S::kStages, max_blocks)) {
     int sms = 0;
     TD_RETURN_IF_CUDA_ERROR(sm_count(&sms));
     per_slice = std::clamp<int64_t>(int64_t(residency.ring) * sms / params.slices, 1, params.tiles);
