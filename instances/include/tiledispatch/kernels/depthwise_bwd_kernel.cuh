@@ -104,6 +104,12 @@ struct BwdDataShape {
   static constexpr int kStages = ring_stages(kInputBytes, align16(kWeightBytes), Target::kSmemPerBlockBytes);
   static constexpr int kRingSmemBytes = kStages == 2 ? kSecondStageOffset + kInputBytes : kSmemBytes;
   static constexpr bool kVectorsFitSlice = kChannels % kInVec == 0;
+  // Filter rows unrolled (1: rolled; the weights are reloaded per row either way). Measured on the H200
+  // (docs/performance.md, session 48): fp32 2D unrolled, the 7x7 sub2x4 vec-4 shape exceeded nvcc's unroll budget
+  // and put its weights in local memory (2.4 KB a thread, 0.6 TFLOP/s; rolled 14.7, other fp32 2D shapes level
+  // or faster), and 16-bit 3D 7x7x7 runs 11-28 % faster rolled; every other shape 2-18 % slower rolled.
+  static constexpr int kFilterRowUnroll =
+      (sizeof(T) == 4 && kNDim == 2) || (sizeof(T) == 2 && kNDim == 3 && kFilter == 7) ? 1 : kFilter;
 };
 
 template <class Traits>
@@ -186,7 +192,7 @@ __device__ __forceinline__ void bwd_data_row_taps(float (&acc)[S::kSubW][S::kOut
   constexpr int F = S::kFilter, CB = S::kChannels, V = S::kOutVec;
   constexpr int SH = S::kStrideH, SW = S::kStrideW;
   const T* dy_base = s_slice + group * V;
-#pragma unroll
+#pragma unroll S::kFilterRowUnroll
   for (int fy = 0; fy < F; ++fy) {
     if ((ry + S::kPadH - fy) % SH != 0) continue;  // filter row fy does not reach this row's phase
     float w[F][V];
