@@ -219,7 +219,7 @@ _FWD_16BIT = (
     (DepthwiseShape(16, 32, 4, 1, 8, 4), (7,)),
 )
 _ALL_FILTERS = space.DEPTHWISE_BWD_FILTERS
-_VEC4 = DepthwiseShape(16, 16, 4, 2, 4, 4)  # fp32 in every direction, and 16-bit bwd_weight
+_VEC4 = DepthwiseShape(16, 16, 4, 2, 4, 4)  # fp32 in every direction, 16-bit bwd_weight and 7x7 bwd_data
 _FWD_FP32 = ((_VEC4, space.DEPTHWISE_FILTERS), (DepthwiseShape(8, 32, 8, 1, 8, 2), (7,)))
 # Backward, 16-bit (docs/performance.md, "Depthwise backward shapes"; H100, fp16): bwd_data 16x32 nb4 sub2x4
 # beside 16x16 nb8 sub2x2 for 3x3 and 5x5 (1.4-2.4x faster; it spills 112 B at 7x7 stride 1), bwd_weight vec 8
@@ -228,12 +228,17 @@ _FWD_FP32 = ((_VEC4, space.DEPTHWISE_FILTERS), (DepthwiseShape(8, 32, 8, 1, 8, 2
 # C=144), and for 5x5 bwd_weight 16x16 nb4 sub1x4 vec 4 (1.35x at stride 2). Session 31
 # (docs/performance.md, "Session 31"; bwd_weight in X-row order) adds bwd_weight 16x32 nb4 sub2x4 vec 8 for
 # 3x3: 49.8 against 52.0 us on C=192 56^2 and 43.6 against 45.6 on C=144 (the 16x16 shape stays faster at
-# C=32 112^2).
+# C=32 112^2). Session 48's sweep of vec-4 shapes for 5x5 and 7x7 bwd_data (H200, docs/performance.md
+# "Session 48") adds 16x32 nb4 sub2x8 vec 4 for 5x5 and 7x7 (dw7x7_s1_c128_56 71.7 against 150 us on 16x16 nb8
+# sub2x2 vec 8, 7x7 stride 2 2.7x, depthwise_5x5_s2 1.28x) and 16x16 nb4 sub2x4 vec 4 for 7x7 (the fastest at
+# 14^2: 21.6 against 40 us); 16x32 nb4 sub2x4 vec 8 compiles at 7x7 there without spilling but is second.
 _BWD_DATA_16BIT = (
     (DepthwiseShape(16, 32, 4, 2, 4, 8), (3, 5)),
     (DepthwiseShape(16, 16, 8, 2, 2, 8), _ALL_FILTERS),
     (DepthwiseShape(16, 16, 8, 2, 4, 8), (3,)),
     (DepthwiseShape(8, 32, 4, 2, 4, 8), (3,)),
+    (DepthwiseShape(16, 32, 4, 2, 8, 4), (5, 7)),
+    (_VEC4, (7,)),
 )
 _BWD_WEIGHT_16BIT = (
     (DepthwiseShape(16, 16, 4, 2, 4, 8), (3,)),

@@ -216,6 +216,16 @@ ADDED_SINCE = {
     )
     + tuple(
         f"grouped_conv_fwd_depthwise_fp32_ngchw_2d_8x32_f7_s{s}x{s}_p3x3_nb8_sub1x8_vec2_2" for s in (1, 2)
+    )
+    + tuple(
+        f"grouped_conv_bwd_data_depthwise_{dtype}_ngchw_2d_{shape}_f{f}_s{s}x{s}_p{f // 2}x{f // 2}_{sub}"
+        for dtype in ("fp16", "bf16")
+        for shape, filters, sub in (
+            ("16x32", (5, 7), "nb4_sub2x8_vec4_4"),
+            ("16x16", (7,), "nb4_sub2x4_vec4_4"),
+        )
+        for f in filters
+        for s in (1, 2)
     ),
     "full": (),
 }
