@@ -229,9 +229,9 @@ _FWD_FP32 = ((_VEC4, space.DEPTHWISE_FILTERS), (DepthwiseShape(8, 32, 8, 1, 8, 2
 # (docs/performance.md, "Session 31"; bwd_weight in X-row order) adds bwd_weight 16x32 nb4 sub2x4 vec 8 for
 # 3x3: 49.8 against 52.0 us on C=192 56^2 and 43.6 against 45.6 on C=144 (the 16x16 shape stays faster at
 # C=32 112^2). Session 48's sweep of vec-4 shapes for 5x5 and 7x7 bwd_data (H200, docs/performance.md
-# "Session 48") adds 16x32 nb4 sub2x8 vec 4 for 5x5 and 7x7 (dw7x7_s1_c128_56 71.7 against 150 us on 16x16 nb8
-# sub2x2 vec 8, 7x7 stride 2 2.7x, depthwise_5x5_s2 1.28x) and 16x16 nb4 sub2x4 vec 4 for 7x7 (the fastest at
-# 14^2: 21.6 against 40 us); 16x32 nb4 sub2x4 vec 8 compiles at 7x7 there without spilling but is second.
+# "Session 48") adds 16x32 nb4 sub2x8 vec 4 for 5x5 and 7x7 (dw7x7_s1_c128_56 71.7 against 142 us on 16x16 nb8
+# sub2x2 vec 8, 7x7 stride 2 2.7x, depthwise_5x5_s2 1.29x) and 16x16 nb4 sub2x4 vec 4 for 7x7 (the fastest at
+# 14^2: 21.6 against 40.5 us); 16x32 nb4 sub2x4 vec 8 compiles at 7x7 there without spilling but is second.
 _BWD_DATA_16BIT = (
     (DepthwiseShape(16, 32, 4, 2, 4, 8), (3, 5)),
     (DepthwiseShape(16, 16, 8, 2, 2, 8), _ALL_FILTERS),
