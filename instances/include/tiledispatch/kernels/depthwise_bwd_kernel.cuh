@@ -181,6 +181,7 @@ struct BwdDataParams {
   DepthMap depth;                // walked: dX slices, read: dY slices, transposed
   int tiles_w, tiles_h, slices;  // over dX; tiles of one slice: tiles_w * tiles_h * N * dX depth
   int tiles;                     // grid = slices * blocks per slice, slice fastest (as the forward kernel's)
+  FastDivisor by_tiles_w, by_tiles_h;  // tile_place's divisors
 };
 
 // Adds one dY slice's F x F taps to dX row (qr, phase ry) of a bwd_data thread's sub-tile (2D: the only slice).

@@ -183,6 +183,8 @@ void set_tile_walk(P& params, const depthwise::PixelGrid& walked, int64_t images
   params.tiles_w = depthwise::ceil_div(walked.width, S::kTileW);
   params.slices = int(channel_slices<S>(channels));
   params.tiles = int(tile_count<S>(images, walked.height, walked.width));
+  params.by_tiles_w = FastDivisor::of(uint32_t(params.tiles_w));
+  params.by_tiles_h = FastDivisor::of(uint32_t(params.tiles_h));
 }
 
 template <class T>

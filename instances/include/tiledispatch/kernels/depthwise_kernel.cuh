@@ -28,6 +28,7 @@
 
 // Generated from generators/arch.py into the build's generated directory (generators/arch_header.py).
 #include "tiledispatch/generated/arch_traits.hpp"
+#include "tiledispatch/kernels/fast_division.hpp"
 #include "tiledispatch/runtime/types.hpp"
 
 namespace tiledispatch::kernels::depthwise {
@@ -120,6 +121,13 @@ struct Shape {
   static constexpr int kStages = ring_stages(kInputBytes, align16(kWeightBytes), Target::kSmemPerBlockBytes);
   static constexpr int kRingSmemBytes = kStages == 2 ? kSecondStageOffset + kInputBytes : kSmemBytes;
   static constexpr bool kVectorsFitSlice = kChannels % kInVec == 0;
+  // Filter rows unrolled but at 7x7 with 8-wide vectors, fp32 or 3D (1: rolled; a row's weights are loaded per
+  // row either way). H200, session 48: unrolled, the 16-bit 8x16 nb4 sub1x4 vec-8 7x7 shape went to 255
+  // registers and spilled once the tile decode took multiply-high divisions; rolled 7x7 shapes run 5-33 % faster
+  // in fp32 and 3D and 3-6 % slower in 16-bit 2D (the vec-4 sub1x8 shapes stay unrolled), rolled 3x3 / 5x5
+  // shapes up to 13 % slower.
+  static constexpr int kFilterRowUnroll =
+      kFilter == 7 && (kOutVec == 8 || sizeof(T) == 4 || Traits::kNDim == 3) ? 1 : kFilter;
 };
 
 // How a kernel addresses a channels-last tensor of tensor_h x tensor_w pixels: through a grid of height x width
@@ -175,6 +183,7 @@ struct Params {
   DepthMap depth;                // walked: output slices, read: input slices
   int tiles_w, tiles_h, slices;  // tiles of one slice: tiles_w * tiles_h * N * output depth
   int tiles;                     // grid = slices * blocks per slice, slice fastest (neighbours share L2 lines)
+  FastDivisor by_tiles_w, by_tiles_h;  // tile_place's divisors
 };
 
 __device__ inline float to_float(float v) { return v; }
@@ -300,9 +309,12 @@ __device__ inline void stage_weights(float* s_w, const T* weight, int c0, int ch
 struct TilePlace {
   int tile_w, tile_h, image, n, d;
 };
-__device__ inline TilePlace tile_place(int tile, int tiles_w, int tiles_h, int depth) {
-  const int image = tile / tiles_w / tiles_h;
-  return {tile % tiles_w, tile / tiles_w % tiles_h, image, image / depth, image % depth};
+// A persistent block decodes two tiles a step (the one it stages, the one it computes): multiply-high divisions
+// (FastDivisor) instead of two run-time integer divisions each.
+__device__ inline TilePlace tile_place(int tile, FastDivisor by_tiles_w, FastDivisor by_tiles_h, int depth) {
+  uint32_t tile_w = 0, tile_h = 0;
+  const int image = int(by_tiles_h.divide(by_tiles_w.divide(uint32_t(tile), tile_w), tile_h));
+  return {int(tile_w), int(tile_h), image, image / depth, image % depth};
 }
 
 // A block's walk over items first, first + step, ... < last through a ring of staged halos: stage(item, buffer)
@@ -339,7 +351,7 @@ __device__ __forceinline__ void fwd_row_taps(float (&acc)[S::kSubW][S::kOutVec],
                                              const float* s_wz, int group, int sx, int sy, int r) {
   using T = typename S::T;
   constexpr int F = S::kFilter, CB = S::kChannels, V = S::kOutVec;
-#pragma unroll
+#pragma unroll S::kFilterRowUnroll
   for (int fy = 0; fy < F; ++fy) {
     float w[F][V];
 #pragma unroll
@@ -450,7 +462,7 @@ __device__ __forceinline__ void walk_tiles(const P& p, const void* weight, Stage
   stage_weights<S::kWeightTaps, S::kChannels>(s_w, static_cast<const T*>(weight), c0, p.C, int(threadIdx.x),
                                               S::kThreads);
   const int depth = S::kNDim == 3 ? p.depth.walked : 1;  // 2D: image = n, folded at compile time
-  const auto place = [&](int64_t tile) { return tile_place(int(tile), p.tiles_w, p.tiles_h, depth); };
+  const auto place = [&](int64_t tile) { return tile_place(int(tile), p.by_tiles_w, p.by_tiles_h, depth); };
   pipelined_walk(
       int(blockIdx.x) / p.slices, p.tiles, int(gridDim.x) / p.slices, S::kStages == 2,
       [&](int64_t tile, int buffer) {
