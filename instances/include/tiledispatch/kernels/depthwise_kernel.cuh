@@ -123,9 +123,9 @@ struct Shape {
   static constexpr bool kVectorsFitSlice = kChannels % kInVec == 0;
   // Filter rows unrolled but at 7x7 with 8-wide vectors, fp32 or 3D (1: rolled; a row's weights are loaded per
   // row either way). H200, session 48: unrolled, the 16-bit 8x16 nb4 sub1x4 vec-8 7x7 shape went to 255
-  // registers and spilled once the tile decode took multiply-high divisions; rolled 7x7 shapes run 5-33 % faster
-  // in fp32 and 3D and 3-6 % slower in 16-bit 2D (the vec-4 sub1x8 shapes stay unrolled), rolled 3x3 / 5x5
-  // shapes up to 13 % slower.
+  // registers and spilled once the tile decode took multiply-high divisions; rolled, it runs 4 % below its
+  // unrolled time before them, fp32 7x7 rows -5 to +32 %, 16-bit 3D 7x7x7 +10-24 % (the 16-bit vec-4 sub1x8
+  // shapes stay unrolled); rolled 3x3 / 5x5 shapes were up to 13 % slower.
   static constexpr int kFilterRowUnroll =
       kFilter == 7 && (kOutVec == 8 || sizeof(T) == 4 || Traits::kNDim == 3) ? 1 : kFilter;
 };
