@@ -127,7 +127,7 @@ struct Shape {
   // unrolled time before them, fp32 7x7 rows -5 to +32 %, 16-bit 3D 7x7x7 +10-24 % (the 16-bit vec-4 sub1x8
   // shapes stay unrolled); rolled 3x3 / 5x5 shapes were up to 13 % slower.
   static constexpr int kFilterRowUnroll =
-      kFilter == 7 && (kOutVec == 8 || sizeof(T) == 4 || Traits::kNDim == 3) ? 1 : kFilter;
+      kFilter == 7 && (kOutVec == 8 || sizeof(T) == 4 || kNDim == 3) ? 1 : kFilter;
 };
 
 // How a kernel addresses a channels-last tensor of tensor_h x tensor_w pixels: through a grid of height x width
