@@ -236,8 +236,8 @@ __device__ __forceinline__ void bwd_data_tile(const typename S::T* s_dy, const f
                                               int image, unsigned taps, int ih0, int iw0, int c0, int tid) {
   using T = typename S::T;
   constexpr int CB = S::kChannels, V = S::kOutVec, SH = S::kStrideH;
-  const int group = tid % S::kNBatch, spatial = tid / S::kNBatch;
-  const int sx = spatial % S::kThreadsW, sy = spatial / S::kThreadsW;
+  const auto [group, sx, sy] = thread_place<S>(tid);
+  if (ih0 + sy * S::kSubH >= p.dx_grid.height || iw0 + sx * S::kSubW >= p.dx_grid.width) return;
   const int gc = c0 + group * V;
   T* dx = static_cast<T*>(p.dx);
   // Rows in groups of SH: the phase ry of a row, hence its filter rows, is compile-time; the group and depth
@@ -334,8 +334,7 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
   const int fz = S::kNDim == 3 ? int(blockIdx.y) : 0;  // the depth tap whose F x F weights the block reduces
   const int c0 = slice * CB;
   const int tid = int(threadIdx.x);
-  const int group = tid % NB, spatial = tid / NB;
-  const int sx = spatial % S::kThreadsW, sy = spatial / S::kThreadsW;
+  const auto [group, sx, sy] = thread_place<S>(tid);
   const bool computes = tid < S::kThreads;
   const T* x_in = static_cast<const T*>(p.x);
   const T* dy_in = static_cast<const T*>(p.dy);
@@ -349,23 +348,27 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
       for (int v = 0; v < V; ++v) acc[fy][fx][v] = 0.f;
 
   const int64_t first = int64_t(chunk) * p.items / p.chunks, last = int64_t(chunk + 1) * p.items / p.chunks;
-  // 3D: bit b of `empty` marks the item staged in buffer b as one whose depth tap fz reads no X slice (it adds
-  // nothing), for its compute to skip.
-  unsigned empty = 0;
+  // Bit b of `idle` marks the item staged in buffer b as one this thread adds nothing from, for its compute to
+  // skip: its sub-tile lies outside dY (a tile cut by dY's edge), or (3D) depth tap fz reads no X slice.
+  unsigned idle = 0;
   pipelined_walk(
       first, last, 1, p.prefetch != 0,
       [&](int64_t item, int buffer) {
         const int tile_w = int(item % p.tiles_w);
         const int tile_h = int(item / p.tiles_w % p.tiles_h);
         const int image = int(item / p.tiles_w / p.tiles_h);  // of dY: n (2D), n * depth + d (3D)
+        const int oh0 = tile_h * S::kTileH, ow0 = tile_w * S::kTileW;
+        const bool outside = oh0 + sy * S::kSubH >= p.dy_grid.height || ow0 + sx * S::kSubW >= p.dy_grid.width;
+        idle = outside ? idle | 1u << buffer : idle & ~(1u << buffer);
         int x_slice = image;
         if constexpr (S::kNDim == 3) {
           const int source = depth_source(p.depth, image % p.depth.walked, fz);
-          empty = source < 0 ? empty | 1u << buffer : empty & ~(1u << buffer);
-          if (source < 0) return;
+          if (source < 0) {
+            idle |= 1u << buffer;
+            return;
+          }
           x_slice = image / p.depth.walked * p.depth.read + source;
         }
-        const int oh0 = tile_h * S::kTileH, ow0 = tile_w * S::kTileW;
         stage_pixels<S::kInH, S::kInW, CB, S::kInVec, S::kColStep, S::kQW, S::kRowPositions, S::kLaunchThreads>(
             s_x(buffer), x_in, p.x_grid, x_slice, oh0 * SH - S::kPadH, ow0 * SW - S::kPadW, p.C, c0, tid);
         // dY columns interleaved by SubW, so the threads of a row read consecutive positions.
@@ -373,10 +376,7 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
             s_dy(buffer), dy_in, p.dy_grid, image, oh0, ow0, p.C, c0, tid);
       },
       [&](int64_t /*item*/, int buffer) {
-        if (!computes) return;
-        if constexpr (S::kNDim == 3) {
-          if ((empty >> buffer & 1u) != 0) return;
-        }
+        if (!computes || (idle >> buffer & 1u) != 0) return;
         const T* x_stage = s_x(buffer);
         const T* dy_stage = s_dy(buffer);
         // X-row order: each staged X vector of the thread's window is loaded and converted once and added to

@@ -344,6 +344,39 @@ __device__ __forceinline__ void pipelined_walk(int64_t first, int64_t last, int6
   }
 }
 
+// Where thread `tid` of a block works: its channel group (fastest: a pixel's NBatch groups are contiguous in smem
+// and in gmem) and its sub-tile's column sx and row sy among the tile's ThreadsW x ThreadsH. Where a warp would
+// span more than half of a row of sub-tiles, it covers half a row's columns over several rows instead (a band):
+// on a tile cut by the tensor's right or bottom edge, whole warps then lie outside and skip their arithmetic
+// (a 56-wide tensor in 16-wide tiles: the last tile's right half). Banded only where the lanes of one 128-byte
+// shared-memory access still read one row's consecutive positions, as unbanded (no new bank conflicts).
+struct ThreadPlace {
+  int group, sx, sy;
+};
+template <class S>
+struct WarpBand {
+  static constexpr int kPerWarp = 32 / S::kNBatch;  // sub-tiles of a warp
+  static constexpr int kWidth = S::kThreadsW / 2;    // sub-tile columns of a band
+  static constexpr int kAccessBytes = S::kOutVec * int(sizeof(typename S::T)) < 16
+                                          ? S::kOutVec * int(sizeof(typename S::T))
+                                          : 16;
+  static constexpr bool kBanded = S::kNBatch <= 32 && kWidth >= 1 && kPerWarp > kWidth && kPerWarp % kWidth == 0 &&
+                                  S::kThreadsH % (kPerWarp / kWidth) == 0 &&
+                                  kWidth * S::kNBatch * kAccessBytes >= 128;
+};
+template <class S>
+__device__ __forceinline__ ThreadPlace thread_place(int tid) {
+  using B = WarpBand<S>;
+  const int group = tid % S::kNBatch, spatial = tid / S::kNBatch;
+  if constexpr (!B::kBanded) {
+    return {group, spatial % S::kThreadsW, spatial / S::kThreadsW};
+  } else {
+    constexpr int kRows = B::kPerWarp / B::kWidth;  // sub-tile rows of a band
+    const int lane = spatial % B::kPerWarp, warp = spatial / B::kPerWarp;
+    return {group, warp % 2 * B::kWidth + lane % B::kWidth, warp / 2 * kRows + lane / B::kWidth};
+  }
+}
+
 // Adds one input slice's F x F taps to one output row r of a fwd thread's sub-tile (2D: the only slice).
 // Weight reads are warp broadcasts (every thread of a channel group reads the same address).
 template <class S>
@@ -385,9 +418,9 @@ __device__ __forceinline__ void fwd_tile(const typename S::T* s_in, const float*
                                          unsigned taps, int oh0, int ow0, int c0, int tid) {
   using T = typename S::T;
   constexpr int CB = S::kChannels, V = S::kOutVec;
-  // Channel group fastest: the NBatch groups of one pixel are contiguous in smem and in the output.
-  const int group = tid % S::kNBatch, spatial = tid / S::kNBatch;
-  const int sx = spatial % S::kThreadsW, sy = spatial / S::kThreadsW;
+  const auto [group, sx, sy] = thread_place<S>(tid);
+  // Outside the tensor (a tile cut by its edge) the sub-tile has nothing to compute.
+  if (oh0 + sy * S::kSubH >= p.out.height || ow0 + sx * S::kSubW >= p.out.width) return;
   const int gc = c0 + group * V;
   T* out = static_cast<T*>(p.output);
   // One output row of the sub-tile at a time: SubW x OutVec accumulators and one filter row of weights live in
