@@ -334,7 +334,8 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
   const int fz = S::kNDim == 3 ? int(blockIdx.y) : 0;  // the depth tap whose F x F weights the block reduces
   const int c0 = slice * CB;
   const int tid = int(threadIdx.x);
-  const auto [group, sx, sy] = thread_place<S>(tid);
+  const ThreadPlace place = thread_place<S>(tid);  // named members: the lambdas below capture them (C++17)
+  const int group = place.group, sx = place.sx, sy = place.sy;
   const bool computes = tid < S::kThreads;
   const T* x_in = static_cast<const T*>(p.x);
   const T* dy_in = static_cast<const T*>(p.dy);
