@@ -33,6 +33,13 @@ ACCUMULATOR_BYTES = 4
 EPILOGUE_ROW_PAD = 4
 """fp32 elements padding each row of the shared accumulator tile (spreads its rows over the banks)."""
 SMEM_ALIGN = 16
+TMA_BOX_ALIGN = 128
+"""Shared-memory alignment of a TMA box's destination (the depthwise forward halo's column residues)."""
+TMA_MAX_TRAVERSAL = 8
+"""TMA's largest traversal stride; TMA_MAX_BOX its largest box side."""
+TMA_MAX_BOX = 256
+DEPTHWISE_BARRIER_BYTES = 16
+"""The depthwise forward kernel's two stage mbarriers (its TMA halo)."""
 WARP_SIZE = 32
 """Lanes of a warp on every NVIDIA arch (``ArchSpec.warp_size``); the depthwise bwd_weight shuffles use it."""
 
@@ -484,10 +491,12 @@ def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
     """Shared memory a block needs with one stage of its halo ring, what the configuration must fit
     (``depthwise::Shape``, ``BwdDataShape``, ``BwdWeightShape`` ``::kSmemBytes``; the kernel allocates a
     second stage when two fit, ``kStages``; docs/depthwise.md), 16-byte aligned parts:
-    fwd: the input halo of the block's nbatch x out_vec channels (its row rounded up to a multiple of
-    sub_w x stride_w, interleaved columns), then the F x F fp32 weights; bwd_data: the dY halo its dX tile
-    reads (row rounded up to a multiple of sub_w / stride_w), then the weights; bwd_weight: the X halo as
-    fwd, the dY tile, then one F x F fp32 partial per warp.
+    fwd: the input halo of the block's nbatch x out_vec channels, in 2D (where ColStep = sub_w x
+    stride_w <= 8) as ColStep column residues of ceil(halo width / ColStep) positions a row, each 128-byte
+    aligned (a TMA box each), else its rows rounded up to a multiple of ColStep positions, interleaved; then
+    the F x F fp32 weights (16-byte aligned) and two 8-byte stage barriers; bwd_data: the dY halo its dX tile
+    reads (row rounded up to a multiple of sub_w / stride_w), then the weights; bwd_weight: the X halo with
+    interleaved rows (as a 3D fwd slice), the dY tile, then one F x F fp32 partial per warp.
 
     3D (docs/depthwise.md, "3D"): with FD = filter depth slices (FD = 1 in 2D), fwd and bwd_data stage FD
     halo slices, each the 16-byte aligned 2D one (``kInputBytes = kFilterD * align16(slice)``), and the
@@ -513,12 +522,18 @@ def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
         return depth * slice_bytes + depth * weights
     in_h = (c.tile_h - 1) * c.stride_h + c.filter
     in_w = (c.tile_w - 1) * c.stride_w + c.filter
-    row_positions = align_up(in_w, c.sub_w * c.stride_w)
-    halo = align_up(in_h * row_positions * channels * element, SMEM_ALIGN)
+    col_step = c.sub_w * c.stride_w
     if c.direction is Direction.BWD_WEIGHT:
+        halo = align_up(in_h * align_up(in_w, col_step) * channels * element, SMEM_ALIGN)
         dy_tile = align_up(c.tile_h * c.tile_w * channels * element, SMEM_ALIGN)
         return halo + dy_tile + depthwise_threads(c) // WARP_SIZE * weights
-    return depth * halo + depth * weights
+    positions = -(-in_w // col_step)
+    box_fits = max(positions * col_step, in_h) <= TMA_MAX_BOX
+    if c.ndim_spatial == 2 and col_step <= TMA_MAX_TRAVERSAL and box_fits:
+        halo = col_step * align_up(in_h * positions * channels * element, TMA_BOX_ALIGN)
+    else:
+        halo = align_up(in_h * positions * col_step * channels * element, SMEM_ALIGN)
+    return depth * halo + align_up(depth * weights, SMEM_ALIGN) + DEPTHWISE_BARRIER_BYTES
 
 
 def _depthwise_vector_width(c: DepthwiseConfig, arch: ArchSpec) -> str | None:

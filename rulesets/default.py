@@ -276,8 +276,8 @@ DEFAULT_DEPTHWISE: dict[tuple[Direction, DataType], tuple[tuple[DepthwiseShape, 
 # bwd_data all six. Forward at stride 2 with the larger filters (16-bit 7x7 on 8x32 nb2, fp32 5x5 and 7x7 on
 # 8x16 nb4) needs more than 227 KB; 8x16 nb2 sub1x4 stages 32 bytes a pixel (16 channels at 16-bit vec 8, 8 at
 # fp32 vec 4) of an 8x16 plane (a 7x7 stride-2 slice of 21 x 40 x 32 bytes against 8x32 nb2's 21 x 72 x 32
-# and 8x16 nb4 fp32's 21 x 40 x 64) and fits: vec 8 for 16-bit 7x7 (210112 bytes at stride 2),
-# vec 4 for fp32 5x5 and 7x7 (125600 and 199136). Unmeasured; their stride-1 twins duplicate coverage (the
+# and 8x16 nb4 fp32's 21 x 40 x 64) and fits: vec 8 for 16-bit 7x7 (210128 bytes at stride 2),
+# vec 4 for fp32 5x5 and 7x7 (125616 and 199152). Unmeasured; their stride-1 twins duplicate coverage (the
 # profiler takes the best). bwd_weight handles one depth tap per block and keeps its 2D shared memory, so its
 # 2D shapes serve. What does not fit is refused by validity when ``default`` is enumerated
 # (``rulesets.enumerate``), never built, and listed in the module docstring with its rule.

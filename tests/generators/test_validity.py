@@ -154,37 +154,43 @@ def test_wave_k_groups_each_hold_the_whole_tile():
 
 
 def test_depthwise_shared_memory_formula():
-    # fp16 8x8 f3 s1, nbatch 8 x out_vec 2 = 16 channels: 10 x 10 halo x 16 x 2 bytes + 9 taps x 16 x 4.
-    assert depthwise_smem_bytes(make_depthwise()) == 10 * 10 * 16 * 2 + 9 * 16 * 4
-    # f5 s2 sub_w 4: 19 columns rounded up to 24 (a multiple of sub_w x stride_w = 8), 8 x 4 channels.
+    # fp16 8x8 f3 s1 sub 2x2, nbatch 8 x out_vec 2 = 16 channels: the 10 x 10 halo as sub_w x stride_w = 2
+    # column residues of 10 rows x 5 positions x 16 x 2 = 1600 bytes, each padded to 1664 (a TMA box's
+    # 128-byte alignment), then 9 taps x 16 x 4 weights and two 8-byte barriers.
+    assert depthwise_smem_bytes(make_depthwise()) == 2 * 1664 + 9 * 16 * 4 + 16
+    # f5 s2 sub_w 4: 19 x 19 halo, 8 residues (sub_w x stride_w) of 19 rows x 3 positions x 32 channels x 2 =
+    # 3648 bytes, padded to 3712.
     strided = make_depthwise(
         filter=5, stride_h=2, stride_w=2, pad_h=2, pad_w=2, sub_w=4, in_vec=4, out_vec=4, nbatch=8
     )
-    assert depthwise_smem_bytes(strided) == 19 * 24 * 32 * 2 + 25 * 32 * 4
-    # One channel: the 200-byte halo is padded to 208 before the weights.
+    assert depthwise_smem_bytes(strided) == 8 * 3712 + 25 * 32 * 4 + 16
+    # One channel: each 100-byte residue is padded to 128, the 36 weight bytes to 48.
     single = make_depthwise(nbatch=1, in_vec=1, out_vec=1)
-    assert depthwise_smem_bytes(single) == 208 + 9 * 4
+    assert depthwise_smem_bytes(single) == 2 * 128 + 48 + 16
 
 
 def test_depthwise_shared_memory_3d():
-    """3D (cubic filter): fwd and bwd_data stage ``filter`` halo slices, each 16-byte aligned on its own, and
-    F x F x F fp32 weights; bwd_weight keeps its 2D shared memory (one depth tap per block). Hand counts."""
-    # fwd fp16 8x8 f3 s1, 16 channels: 3 slices of a 10 x 10 x 16 x 2-byte halo, 27 taps x 16 x 4.
-    assert depthwise_smem_bytes(make_depthwise(ndim_spatial=3)) == 3 * 3200 + 27 * 64
-    # One channel: each 200-byte slice is padded to 208 (3 x 208 = 624, not align16(600) = 608).
+    """3D (cubic filter): fwd and bwd_data stage ``filter`` halo slices, each 16-byte aligned on its own
+    (no TMA in 3D: a fwd slice's rows keep their column residues side by side), and F x F x F fp32 weights;
+    bwd_weight keeps its 2D shared memory (one depth tap per block). Hand counts."""
+    # fwd fp16 8x8 f3 s1, 16 channels: 3 slices of a 10 x 10 x 16 x 2-byte halo, 27 taps x 16 x 4, barriers.
+    assert depthwise_smem_bytes(make_depthwise(ndim_spatial=3)) == 3 * 3200 + 27 * 64 + 16
+    # One channel: each 200-byte slice is padded to 208 (3 x 208 = 624, not align16(600) = 608); 108 weight
+    # bytes to 112.
     single = make_depthwise(ndim_spatial=3, nbatch=1, in_vec=1, out_vec=1)
-    assert depthwise_smem_bytes(single) == 624 + 27 * 4
+    assert depthwise_smem_bytes(single) == 624 + 112 + 16
     # fwd fp32 16x16 f3 s2, nbatch 4 x vec 4: a 33 x 33 halo, its 33 columns rounded up to 40 (sub_w x
-    # stride_w = 8): 33 x 40 x 16 x 4 = 84480 bytes a slice; 3 slices and 27 x 16 x 4 weights = 255168 bytes,
-    # more than 227 KB.
+    # stride_w = 8): 33 x 40 x 16 x 4 = 84480 bytes a slice; 3 slices, 27 x 16 x 4 weights and the barriers =
+    # 255184 bytes, more than 227 KB. In 2D the halo is 8 residues of 33 rows x 5 positions x 64 bytes =
+    # 10560, padded to 10624 (TMA).
     strided = make_depthwise(
         ndim_spatial=3, dtype="fp32", tile_h=16, tile_w=16, stride_h=2, stride_w=2,
         nbatch=4, sub_h=2, sub_w=4, in_vec=4, out_vec=4,
     )  # fmt: skip
-    assert depthwise_smem_bytes(strided) == 3 * 84480 + 27 * 64 == 255168
+    assert depthwise_smem_bytes(strided) == 3 * 84480 + 27 * 64 + 16 == 255184
     assert validate(strided).rule == "depthwise_shared_memory"
-    assert validate(strided.replace(ndim_spatial=2)).ok  # one slice: 84480 + 9 x 64
-    assert depthwise_smem_bytes(strided.replace(ndim_spatial=2)) == 84480 + 9 * 64
+    assert validate(strided.replace(ndim_spatial=2)).ok  # one slice: 8 x 10624 + 9 x 64 + 16
+    assert depthwise_smem_bytes(strided.replace(ndim_spatial=2)) == 8 * 10624 + 9 * 64 + 16
     # bwd_data fp16 8x16 f5 s2 p2, nbatch 4 x vec 8 = 32 channels, sub 2x4. A dX row i in [0, 8) reads the
     # dY rows (i + 2 - f) / 2 for the taps f < 5 with i + 2 - f even: from (0 + 2 - 4) / 2 = -1 to
     # (6 + 2 - 0) / 2 = 4, 6 rows; the 16 columns read -1 .. (14 + 2) / 2 = 8, 10 columns (a multiple of

@@ -283,14 +283,14 @@ __global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads) depthwise_bwd_
   using T = typename S::T;
   walk_tiles<S>(
       p, p.weight,
-      [&](T* s_dy, const TilePlace& t, int ih0, int iw0, int c0) {
+      [&](T* s_dy, int /*buffer*/, const TilePlace& t, int ih0, int iw0, int c0) {
         stage_slices<S>(s_dy, p.depth, t, [&](T* slice, int image) {
           stage_pixels<S::kHaloH, S::kHaloW, S::kChannels, S::kInVec, S::kColStep, S::kQW, S::kRowPositions,
                        S::kThreads>(slice, static_cast<const T*>(p.dy), p.dy_grid, image, ih0 / S::kStrideH + S::kLoH,
                                     iw0 / S::kStrideW + S::kLoW, p.C, c0, int(threadIdx.x));
         });
       },
-      [&](const T* s_dy, const float* s_w, const TilePlace& t, int ih0, int iw0, int c0) {
+      [&](const T* s_dy, int /*buffer*/, const float* s_w, const TilePlace& t, int ih0, int iw0, int c0) {
         const unsigned taps = S::kNDim == 3 ? depth_tap_mask(p.depth, t.d, S::kFilterD) : 1u;
         bwd_data_tile<S>(s_dy, s_w, p, t.image, taps, ih0, iw0, c0, int(threadIdx.x));
       });
@@ -320,7 +320,7 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
 #endif
   constexpr int F = S::kFilter, CB = S::kChannels, V = S::kOutVec, NB = S::kNBatch;
   constexpr int SH = S::kStrideH, SW = S::kStrideW;
-  extern __shared__ __align__(16) unsigned char smem[];
+  unsigned char* smem = dynamic_smem();
   float* s_part = reinterpret_cast<float*>(smem + S::kPartialOffset);  // (kWarps, F*F, CB)
   const auto s_x = [&](int buffer) {                                   // (kInH, kRowPositions, CB)
     return reinterpret_cast<T*>(smem + (buffer == 0 ? 0 : S::kSecondStageOffset));

@@ -72,8 +72,8 @@ cudaError_t query_residency(Kernel kernel, int threads, int single_smem, int rin
 // set; its residency is queried once per instance type. Persistent launches fill the GPU once (the blocks of a
 // slice walk its tiles `per_slice` apart); otherwise, and whenever a block gets a single tile, the second stage
 // is neither used nor allocated. Outputs do not depend on the launch (each is computed by one thread).
-template <class S, class P>
-cudaError_t launch_tiles(void (*kernel)(P), const P& params, cudaStream_t stream) {
+template <class S, class P, class... Extra>
+cudaError_t launch_tiles(void (*kernel)(P, Extra...), const P& params, cudaStream_t stream, const Extra&... extra) {
   static Residency residency;
   static const cudaError_t queried =
       query_residency(kernel, S::kThreads, S::kSmemBytes, S::kRingSmemBytes, &residency);
@@ -86,8 +86,29 @@ cudaError_t launch_tiles(void (*kernel)(P), const P& params, cudaStream_t stream
     per_slice = std::clamp<int64_t>(int64_t(residency.ring) * sms / params.slices, 1, params.tiles);
   }
   const int smem_bytes = per_slice < params.tiles ? S::kRingSmemBytes : S::kSmemBytes;
-  kernel<<<unsigned(params.slices * per_slice), S::kThreads, smem_bytes, stream>>>(params);
+  kernel<<<unsigned(params.slices * per_slice), S::kThreads, smem_bytes, stream>>>(params, extra...);
   return cudaGetLastError();
+}
+
+// The forward halo's tensor map (depthwise_kernel.cuh, HaloTma): the input as (C, W, H, N, 1), a box of the
+// slice's channels, QW columns at a traversal stride of ColStep and InH rows. Only for shapes laid out for it
+// (Shape::kHaloTma: 2D, ColStep <= 8) on whole tensors (a dilated residue's grid is strided) whose pixel pitch
+// and base keep TMA's 16-byte alignment; false (cp.async staging) otherwise or where the driver refuses the
+// map.
+template <class S>
+bool encode_halo_map(CUtensorMap& map, DataType dtype, const void* input, const depthwise::PixelGrid& grid,
+                     const ConvProblem& p) {
+  const uint64_t pixel_bytes = uint64_t(p.C) * sizeof(typename S::T);
+  if (!S::kHaloTma || grid.dh != 1 || grid.dw != 1 || pixel_bytes % 16 != 0 ||
+      reinterpret_cast<uintptr_t>(input) % 16 != 0) {
+    return false;
+  }
+  const uint64_t extents[5] = {uint64_t(p.C), uint64_t(grid.tensor_w), uint64_t(grid.tensor_h), uint64_t(p.N), 1};
+  const uint64_t pitches[4] = {pixel_bytes, pixel_bytes * extents[1], pixel_bytes * extents[1] * extents[2],
+                               pixel_bytes * extents[1] * extents[2] * extents[3]};
+  const uint32_t box[5] = {uint32_t(S::kChannels), uint32_t(S::kQW * S::kColStep), uint32_t(S::kInH), 1, 1};
+  const uint32_t traversal[5] = {1, uint32_t(S::kColStep), 1, 1, 1};
+  return sm90::encode_tma_tiled(map, dtype, input, 5, extents, pitches, box, 0, traversal);
 }
 
 // Dilation (docs/depthwise.md, "Dilation"). Along an axis of dilation d, stride s dividing d and left pad d x the
@@ -320,7 +341,10 @@ class DepthwiseInstance : public GroupedConvInstance {
       params.C = int(p.C), params.in = in.grid, params.out = out.grid;
       params.depth = kernels::depth_map(p, false);
       kernels::set_tile_walk<S>(params, out.grid, p.N * o[0], p.C);
-      return kernels::launch_tiles<S>(kernels::depthwise::depthwise_fwd_kernel<Traits>, params, args.stream);
+      CUtensorMap halo_map{};
+      params.halo_tma = kernels::encode_halo_map<S>(halo_map, Traits::kDataType, params.input, in.grid, p) ? 1 : 0;
+      return kernels::launch_tiles<S>(kernels::depthwise::depthwise_fwd_kernel<Traits>, params, args.stream,
+                                      halo_map);
     };
     return kernels::for_each_residue(p, kernels::Walked::kOutput, launch);
   }

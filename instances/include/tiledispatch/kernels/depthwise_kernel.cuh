@@ -8,8 +8,8 @@
 // stage holds the FilterD input slices that slice reads (DepthMap; depth stride, pad and dilation are run-time)
 // and the accumulators add every depth tap's plane (docs/depthwise.md, "3D").
 //
-//   gmem --(cp.async InVec-wide along C, zero fill for padding)--> smem input halo ring (Stages, [FilterD,] InH,
-//                                                                  InW', CB)
+//   gmem --(2D: TMA, ColStep boxes a tile; else cp.async InVec-wide along C; zero fill for padding)-->
+//        smem input halo ring (Stages, 2D: ColStep, InH, QW, CB; 3D: FilterD, InH, InW', CB)
 //   gmem --(weights, converted to fp32, once per block)---------> smem weights ([FilterD*]F*F, CB)
 //   smem --(OutVec-wide along C, one filter row of weights in registers)--> fp32 accumulators (SubW, OutVec),
 //           one output row of the sub-tile at a time
@@ -17,18 +17,22 @@
 //
 // Shared-memory columns are interleaved (column x sits at (x % ColStep) * QW + x / ColStep, ColStep = SubW*StrideW)
 // so that the threads of a row, whose sub-tiles start ColStep input columns apart, read consecutive positions:
-// no bank conflicts between neighbouring threads at any stride.
+// no bank conflicts between neighbouring threads at any stride. The 2D forward halo keeps each column residue
+// x % ColStep as a block of its own (InH rows of QW positions, 128-byte aligned): the box one TMA load with a
+// traversal stride of ColStep along W writes (Shape::kHaloTma, HaloTma).
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
+#include <cutlass/arch/barrier.h>
 
 #include <cstdint>
 
 // Generated from generators/arch.py into the build's generated directory (generators/arch_header.py).
 #include "tiledispatch/generated/arch_traits.hpp"
 #include "tiledispatch/kernels/fast_division.hpp"
+#include "tiledispatch/kernels/sm90/tma.hpp"
 #include "tiledispatch/runtime/types.hpp"
 
 namespace tiledispatch::kernels::depthwise {
@@ -70,6 +74,7 @@ struct Bits<16> {
 
 constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 constexpr int align16(int bytes) { return (bytes + 15) / 16 * 16; }
+constexpr int align128(int bytes) { return (bytes + 127) / 128 * 128; }
 
 // Stages of a kernel's staged-halo ring: two (prefetch the next item while computing this one) when both fit in
 // a block's shared memory beside the `rest`, else one. Validity only requires one.
@@ -108,16 +113,27 @@ struct Shape {
   static constexpr int kRowPositions = kColStep * kQW;         // >= kInW
   static constexpr int kWindowW = (kSubW - 1) * kStrideW + kFilter;  // input columns one thread reads per row
   // 3D: a stage holds the FilterD input slices an output slice reads, the weights all FilterD x F x F taps.
+  // 2D halos whose column residues one TMA box each can load (a traversal stride of at most 8, box sides of at
+  // most 256; HaloTma) are laid out as ColStep residue blocks of InH rows of QW positions, 128-byte aligned (a
+  // box's destination); the others keep a row's residues side by side (kRowPositions a row), whose cp.async
+  // copies of neighbouring columns fall in different banks (H200: 3D 16-bit vec 4 up to 10 % slower in blocks).
   static constexpr int kNDim = Traits::kNDim, kFilterD = depth_taps(kNDim, kFilter);
-  static constexpr int kSliceBytes = align16(kInH * kRowPositions * kChannels * int(sizeof(T)));
+  static constexpr bool kHaloTma = kNDim == 2 && kColStep <= 8 && kQW * kColStep <= 256 && kInH <= 256;
+  static constexpr int kRowPitch = (kHaloTma ? kQW : kRowPositions) * kChannels;  // elements between rows
+  static constexpr int kResiduePitch =                                           // between column residues
+      kHaloTma ? align128(kInH * kRowPitch * int(sizeof(T))) / int(sizeof(T)) : kQW * kChannels;
+  static constexpr int kSliceBytes = kHaloTma ? kColStep * kResiduePitch * int(sizeof(T))
+                                              : align16(kInH * kRowPitch * int(sizeof(T)));
   static constexpr int kSliceElements = kSliceBytes / int(sizeof(T));
   static constexpr int kInputBytes = kFilterD * kSliceBytes;
   static constexpr int kWeightTaps = kFilterD * kFilter * kFilter;
   static constexpr int kWeightBytes = kWeightTaps * kChannels * int(sizeof(float));
-  // Shared memory: [input stage 0][weights][input stage 1]; a block that computes one tile needs only the first
-  // two (kSmemBytes, what the configuration must fit), a persistent one all three (kRingSmemBytes).
-  static constexpr int kSmemBytes = kInputBytes + kWeightBytes;
-  static constexpr int kWeightOffset = kInputBytes, kSecondStageOffset = kInputBytes + align16(kWeightBytes);
+  // Shared memory: [input stage 0][weights][two stage barriers][input stage 1]; a block that computes one tile
+  // needs only the first three (kSmemBytes, what the configuration must fit), a persistent one all four
+  // (kRingSmemBytes).
+  static constexpr int kWeightOffset = kInputBytes, kBarrierOffset = kInputBytes + align16(kWeightBytes);
+  static constexpr int kSmemBytes = kBarrierOffset + 2 * int(sizeof(uint64_t));
+  static constexpr int kSecondStageOffset = align128(kSmemBytes);
   static constexpr int kStages = ring_stages(kInputBytes, align16(kWeightBytes), Target::kSmemPerBlockBytes);
   static constexpr int kRingSmemBytes = kStages == 2 ? kSecondStageOffset + kInputBytes : kSmemBytes;
   static constexpr bool kVectorsFitSlice = kChannels % kInVec == 0;
@@ -184,6 +200,7 @@ struct Params {
   int tiles_w, tiles_h, slices;  // tiles of one slice: tiles_w * tiles_h * N * output depth
   int tiles;                     // grid = slices * blocks per slice, slice fastest (neighbours share L2 lines)
   FastDivisor by_tiles_w, by_tiles_h;  // tile_place's divisors
+  int halo_tma;  // 1: the halo is staged by TMA through the kernel's map (2D, whole tensors; HaloTma)
 };
 
 __device__ inline float to_float(float v) { return v; }
@@ -267,14 +284,17 @@ __device__ inline void copy_vector(void* smem_dst, const void* gmem_src, bool va
 // A thread owns one (column, vector) slot of a row (vector fastest, so a warp reads whole pixels) and copies it
 // down the rows, Threads / slots rows apart: the index arithmetic, column bounds and offsets are computed once
 // per slot, and each copy costs a row check and two additions (the copy loop is issue-bound otherwise).
-template <int Rows, int Cols, int CB, int InVec, int ColStep, int QW, int RowPositions, int Threads, class T>
+// RowPitch and ResiduePitch (elements) place row y, column x at y * RowPitch + (x % ColStep) * ResiduePitch +
+// x / ColStep * CB: by default the columns of a row side by side, the forward kernel's residue blocks otherwise.
+template <int Rows, int Cols, int CB, int InVec, int ColStep, int QW, int RowPositions, int Threads,
+          int RowPitch = RowPositions * CB, int ResiduePitch = QW * CB, class T>
 __device__ inline void stage_pixels(T* dst, const T* src, const PixelGrid& g, int n, int y0, int x0, int channels,
                                     int c0, int tid) {
   // At least one vector a pixel: instances whose in_vec exceeds the slice compile, and is_supported refuses them.
   constexpr unsigned kVecs = CB >= InVec ? CB / InVec : 1;
   constexpr unsigned kSlots = Cols * kVecs;  // copies of one row
   constexpr unsigned kRowGroups = Threads >= int(kSlots) ? Threads / kSlots : 1;  // rows copied at once
-  constexpr int kRowStep = int(kRowGroups) * RowPositions * CB;  // elements between a slot's rows
+  constexpr int kRowStep = int(kRowGroups) * RowPitch;  // elements between a slot's rows
   const int64_t step = int64_t(kRowGroups) * g.dh * g.tensor_w * channels;  // between a slot's rows in global
   for (unsigned u = unsigned(tid); u < kRowGroups * kSlots; u += unsigned(Threads)) {
     const unsigned group = u / kSlots, slot = u % kSlots;
@@ -283,7 +303,7 @@ __device__ inline void stage_pixels(T* dst, const T* src, const PixelGrid& g, in
     const bool column = unsigned(gx) < unsigned(g.width) && gc < channels;
     int gy = y0 + int(group);
     int64_t offset = pixel_offset(g, n, gy, gx, channels) + gc;
-    T* to = dst + (int(group) * RowPositions + int(x % ColStep) * QW + int(x / ColStep)) * CB + int(v) * InVec;
+    T* to = dst + int(group) * RowPitch + int(x % ColStep) * ResiduePitch + int(x / ColStep) * CB + int(v) * InVec;
 #pragma unroll 2
     for (int y = int(group); y < Rows; y += int(kRowGroups)) {
       const bool valid = column && unsigned(gy) < unsigned(g.height);
@@ -391,14 +411,13 @@ __device__ __forceinline__ void fwd_row_taps(float (&acc)[S::kSubW][S::kOutVec],
     for (int fx = 0; fx < F; ++fx)
 #pragma unroll
       for (int v = 0; v < V; ++v) w[fx][v] = s_wz[(fy * F + fx) * CB + group * V + v];
-    const T* row = s_slice + ((sy * S::kSubH + r) * S::kStrideH + fy) * S::kRowPositions * CB + group * V;
+    const T* row = s_slice + ((sy * S::kSubH + r) * S::kStrideH + fy) * S::kRowPitch + group * V;
     // Each input column of the thread's window is read once per filter row and used by every output column
     // it reaches (register-level reuse along W).
 #pragma unroll
     for (int k = 0; k < S::kWindowW; ++k) {
-      const int position = (k % S::kColStep) * S::kQW + sx + k / S::kColStep;
       float xin[V];
-      load_floats<V>(row + position * CB, xin);
+      load_floats<V>(row + (k % S::kColStep) * S::kResiduePitch + (sx + k / S::kColStep) * CB, xin);
 #pragma unroll
       for (int c = 0; c < S::kSubW; ++c) {
         const int fx = k - c * S::kStrideW;
@@ -473,11 +492,17 @@ __device__ __forceinline__ void stage_slices(typename S::T* dst, const DepthMap&
   }
 }
 
+// The block's dynamic shared memory; 128-byte aligned for the TMA boxes of the forward halo.
+__device__ __forceinline__ unsigned char* dynamic_smem() {
+  extern __shared__ __align__(128) unsigned char smem[];
+  return smem;
+}
+
 // The fwd and bwd_data block: its channel slice's weights once, then its tiles through pipelined_walk. Block b
 // owns slice b % slices and walks tiles b / slices, + blocks per slice, ... (all of them when the launch is not
-// persistent: one each). stage_tile(buffer, place, h0, w0, c0) issues a tile's halo copies into `buffer`;
-// compute_tile(buffer, s_w, place, h0, w0, c0) computes the tile whose origin is (h0, w0) in walked image
-// place.image (TilePlace).
+// persistent: one each). stage_tile(halo, buffer, place, h0, w0, c0) issues a tile's halo copies into stage
+// `buffer` at `halo`; compute_tile(halo, buffer, s_w, place, h0, w0, c0) computes the tile whose origin is
+// (h0, w0) in walked image place.image (TilePlace).
 template <class S, class P, class StageTile, class ComputeTile>
 __device__ __forceinline__ void walk_tiles(const P& p, const void* weight, StageTile&& stage_tile,
                                            ComputeTile&& compute_tile) {
@@ -486,7 +511,7 @@ __device__ __forceinline__ void walk_tiles(const P& p, const void* weight, Stage
   // The traits' arch sized the kernel (shared memory): the device pass must target it.
   static_assert(__CUDA_ARCH__ == S::Target::kCudaArch, "compiled for another arch than its traits name (kArch)");
 #endif
-  extern __shared__ __align__(16) unsigned char smem[];
+  unsigned char* smem = dynamic_smem();
   float* s_w = reinterpret_cast<float*>(smem + S::kWeightOffset);  // (FilterD*F*F, CB)
   const auto buffer_of = [&](int buffer) {                           // a halo stage
     return reinterpret_cast<T*>(smem + (buffer == 0 ? 0 : S::kSecondStageOffset));
@@ -500,28 +525,74 @@ __device__ __forceinline__ void walk_tiles(const P& p, const void* weight, Stage
       int(blockIdx.x) / p.slices, p.tiles, int(gridDim.x) / p.slices, S::kStages == 2,
       [&](int64_t tile, int buffer) {
         const TilePlace t = place(tile);
-        stage_tile(buffer_of(buffer), t, t.tile_h * S::kTileH, t.tile_w * S::kTileW, c0);
+        stage_tile(buffer_of(buffer), buffer, t, t.tile_h * S::kTileH, t.tile_w * S::kTileW, c0);
       },
       [&](int64_t tile, int buffer) {
         const TilePlace t = place(tile);
-        compute_tile(buffer_of(buffer), s_w, t, t.tile_h * S::kTileH, t.tile_w * S::kTileW, c0);
+        compute_tile(buffer_of(buffer), buffer, s_w, t, t.tile_h * S::kTileH, t.tile_w * S::kTileW, c0);
       });
 }
 
+// The forward halo by the tensor memory accelerator (2D, whole tensors; Params::halo_tma): per tile ColStep
+// boxes (CB channels, QW columns at a traversal stride of ColStep, InH rows), box rho at column x0 + rho
+// landing as column residue rho's block, zero-filled outside the tensor and past C as cp.async's zero fill.
+// Thread 0 issues them and a stage's mbarrier counts their bytes; every thread waits on it before the tile's
+// arithmetic (pipelined_walk's barrier after a tile keeps a stage from being refilled while read). This takes
+// the halo copies' instructions (about a quarter of the 16-bit 3x3 kernel's, session 48) off the threads.
+template <class S>
+struct HaloTma {
+  static constexpr uint32_t kBoxBytes = uint32_t(S::kChannels * S::kQW * S::kInH * int(sizeof(typename S::T)));
+  uint64_t* barriers;   // one a stage, in shared memory at S::kBarrierOffset
+  uint32_t phases = 0;  // bit b: the parity of stage b's next completion
+
+  // Thread 0 initialises the barriers before it issues the first tile's boxes; the other threads wait on them
+  // only after pipelined_walk's first block barrier.
+  __device__ explicit HaloTma(bool used) : barriers(reinterpret_cast<uint64_t*>(dynamic_smem() + S::kBarrierOffset)) {
+    if (used && threadIdx.x == 0) {
+      cutlass::arch::ClusterBarrier::init(&barriers[0], 1);
+      cutlass::arch::ClusterBarrier::init(&barriers[1], 1);
+      cutlass::arch::fence_barrier_init();
+    }
+  }
+  __device__ void stage(const CUtensorMap* map, typename S::T* halo, int buffer, int c0, int x0, int y0,
+                        int image) const {
+    if (threadIdx.x != 0) return;
+    cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&barriers[buffer], kBoxBytes * S::kColStep);
+#pragma unroll
+    for (int rho = 0; rho < S::kColStep; ++rho) {
+      const int32_t at[5] = {c0, x0 + rho, y0, image, 0};
+      sm90::tma_load_5d(map, &barriers[buffer], halo + rho * S::kResiduePitch, at);
+    }
+  }
+  __device__ void wait(int buffer) {
+    cutlass::arch::ClusterBarrier::wait(&barriers[buffer], phases >> buffer & 1u);
+    phases ^= 1u << buffer;
+  }
+};
+
 template <class Traits>
-__global__ void __launch_bounds__(Shape<Traits>::kThreads) depthwise_fwd_kernel(Params p) {
+__global__ void __launch_bounds__(Shape<Traits>::kThreads)
+    depthwise_fwd_kernel(Params p, const __grid_constant__ CUtensorMap halo_map) {
   using S = Shape<Traits>;
   using T = typename S::T;
+  const bool by_tma = S::kHaloTma && p.halo_tma != 0;  // compile-time false where the layout is not TMA's
+  HaloTma<S> tma(by_tma);
   walk_tiles<S>(
       p, p.weight,
-      [&](T* s_in, const TilePlace& t, int oh0, int ow0, int c0) {
+      [&](T* s_in, int buffer, const TilePlace& t, int oh0, int ow0, int c0) {
+        const int y0 = oh0 * S::kStrideH - S::kPadH, x0 = ow0 * S::kStrideW - S::kPadW;
+        if (by_tma) {
+          tma.stage(&halo_map, s_in, buffer, c0, x0, y0, t.n);
+          return;
+        }
         stage_slices<S>(s_in, p.depth, t, [&](T* slice, int image) {
           stage_pixels<S::kInH, S::kInW, S::kChannels, S::kInVec, S::kColStep, S::kQW, S::kRowPositions,
-                       S::kThreads>(slice, static_cast<const T*>(p.input), p.in, image, oh0 * S::kStrideH - S::kPadH,
-                                    ow0 * S::kStrideW - S::kPadW, p.C, c0, int(threadIdx.x));
+                       S::kThreads, S::kRowPitch, S::kResiduePitch>(slice, static_cast<const T*>(p.input), p.in,
+                                                                     image, y0, x0, p.C, c0, int(threadIdx.x));
         });
       },
-      [&](const T* s_in, const float* s_w, const TilePlace& t, int oh0, int ow0, int c0) {
+      [&](const T* s_in, int buffer, const float* s_w, const TilePlace& t, int oh0, int ow0, int c0) {
+        if (by_tma) tma.wait(buffer);
         const unsigned taps = S::kNDim == 3 ? depth_tap_mask(p.depth, t.d, S::kFilterD) : 1u;
         fwd_tile<S>(s_in, s_w, p, t.image, taps, oh0, ow0, c0, int(threadIdx.x));
       });

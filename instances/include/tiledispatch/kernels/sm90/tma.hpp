@@ -90,19 +90,23 @@ constexpr CUtensorMapDataType tma_data_type(DataType dtype) {
 }
 
 // A tiled tensor map over a packed-in-dimension-0 tensor of `dtype` elements: `rank` (2 to 5) extents,
-// innermost first, `pitch_bytes[i]` between consecutive indices of dimension i + 1, and the box. False when
-// the driver refuses it (the caller then gathers the operand instead).
+// innermost first, `pitch_bytes[i]` between consecutive indices of dimension i + 1, and the box; `traversal`
+// (optional) the per-dimension element strides, along which a box takes every traversal[i]-th element,
+// ceil(box[i] / traversal[i]) of them. False when the driver refuses it (the caller then gathers the operand
+// instead).
 inline bool encode_tma_tiled(CUtensorMap& map, DataType dtype, const void* base, int rank, const uint64_t* extents,
-                             const uint64_t* pitch_bytes, const uint32_t* box, int span_bytes) {
+                             const uint64_t* pitch_bytes, const uint32_t* box, int span_bytes,
+                             const uint32_t* traversal = nullptr) {
   const EncodeTiled encode = encode_tiled_entry();
   if (encode == nullptr) return false;
   cuuint64_t dims[5] = {};
   cuuint64_t strides[4] = {};
   cuuint32_t box_dims[5] = {};
-  const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
+  cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
   for (int i = 0; i < rank; ++i) {
     dims[i] = extents[i];
     box_dims[i] = box[i];
+    if (traversal != nullptr) element_strides[i] = traversal[i];
     if (i + 1 < rank) strides[i] = pitch_bytes[i];
   }
   const CUresult result = encode(&map, tma_data_type(dtype), cuuint32_t(rank), const_cast<void*>(base), dims, strides,
