@@ -491,21 +491,21 @@ def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
     """Shared memory a block needs with one stage of its halo ring, what the configuration must fit
     (``depthwise::Shape``, ``BwdDataShape``, ``BwdWeightShape`` ``::kSmemBytes``; the kernel allocates a
     second stage when two fit, ``kStages``; docs/depthwise.md), 16-byte aligned parts:
-    fwd: the input halo of the block's nbatch x out_vec channels, in 2D (where ColStep = sub_w x
-    stride_w <= 8) as ColStep column residues of ceil(halo width / ColStep) positions a row, each 128-byte
-    aligned (a TMA box each), else its rows rounded up to a multiple of ColStep positions, interleaved; then
-    the F x F fp32 weights (16-byte aligned) and two 8-byte stage barriers; bwd_data: the dY halo its dX tile
-    reads (row rounded up to a multiple of sub_w / stride_w), then the weights; bwd_weight: the X halo with
-    interleaved rows (as a 3D fwd slice), the dY tile, then one F x F fp32 partial per warp.
+    staged pixels as ``_pixel_layout_bytes`` places them (2D: 128-byte aligned column residues, TMA's boxes),
+    two 8-byte stage barriers last. fwd: the input halo of the block's nbatch x out_vec channels (column
+    residues sub_w x stride_w apart), then the F x F fp32 weights; bwd_data: the dY halo its dX tile reads
+    (residues sub_w / stride_w apart), then the weights; bwd_weight: the X halo as fwd, the dY tile (residues
+    sub_w apart), then one F x F fp32 partial per warp.
 
     3D (docs/depthwise.md, "3D"): with FD = filter depth slices (FD = 1 in 2D), fwd and bwd_data stage FD
-    halo slices, each the 16-byte aligned 2D one (``kInputBytes = kFilterD * align16(slice)``), and the
+    halo slices, each 16-byte aligned, its rows' residues side by side (no TMA in 3D), and the
     F x F x F weights (``kWeightBytes = kFilterD * F * F * CB * 4``). bwd_weight is unchanged: a block
     handles one depth tap, so its shared memory is the 2D one."""
     channels = c.nbatch * c.out_vec
     element = c.dtype.size_bytes
     depth = c.filter if c.ndim_spatial == 3 else 1
     weights = c.filter * c.filter * channels * ACCUMULATOR_BYTES
+    planar = c.ndim_spatial == 2  # TMA stages 2D halos
     if c.direction is Direction.BWD_DATA:
         halo_h = (
             bwd_data_dy_hi(c.tile_h, c.filter, c.stride_h, c.pad_h)
@@ -517,23 +517,27 @@ def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
             - bwd_data_dy_lo(c.filter, c.stride_w, c.pad_w)
             + 1
         )
-        row_positions = align_up(halo_w, c.sub_w // c.stride_w)
-        slice_bytes = align_up(halo_h * row_positions * channels * element, SMEM_ALIGN)
-        return depth * slice_bytes + depth * weights
+        halo = _pixel_layout_bytes(halo_h, halo_w, c.sub_w // c.stride_w, channels, element, planar)
+        return depth * halo + align_up(depth * weights, SMEM_ALIGN) + DEPTHWISE_BARRIER_BYTES
     in_h = (c.tile_h - 1) * c.stride_h + c.filter
     in_w = (c.tile_w - 1) * c.stride_w + c.filter
-    col_step = c.sub_w * c.stride_w
+    halo = _pixel_layout_bytes(in_h, in_w, c.sub_w * c.stride_w, channels, element, planar)
     if c.direction is Direction.BWD_WEIGHT:
-        halo = align_up(in_h * align_up(in_w, col_step) * channels * element, SMEM_ALIGN)
-        dy_tile = align_up(c.tile_h * c.tile_w * channels * element, SMEM_ALIGN)
-        return halo + dy_tile + depthwise_threads(c) // WARP_SIZE * weights
-    positions = -(-in_w // col_step)
-    box_fits = max(positions * col_step, in_h) <= TMA_MAX_BOX
-    if c.ndim_spatial == 2 and col_step <= TMA_MAX_TRAVERSAL and box_fits:
-        halo = col_step * align_up(in_h * positions * channels * element, TMA_BOX_ALIGN)
-    else:
-        halo = align_up(in_h * positions * col_step * channels * element, SMEM_ALIGN)
+        dy_tile = _pixel_layout_bytes(c.tile_h, c.tile_w, c.sub_w, channels, element, planar)
+        partials = depthwise_threads(c) // WARP_SIZE * weights
+        return halo + dy_tile + align_up(partials, SMEM_ALIGN) + DEPTHWISE_BARRIER_BYTES
     return depth * halo + align_up(depth * weights, SMEM_ALIGN) + DEPTHWISE_BARRIER_BYTES
+
+
+def _pixel_layout_bytes(rows: int, cols: int, col_step: int, channels: int, element: int, tma: bool) -> int:
+    """Bytes of staged pixels (``depthwise::PixelLayout``): a row's columns in ``col_step`` residues of
+    ceil(cols / col_step) positions; where TMA can load them (2D, a traversal stride of at most 8, box sides
+    of at most 256) each residue a block of the rows, 128-byte aligned, else a row's residues side by side,
+    16-byte aligned in all."""
+    positions = -(-cols // col_step)
+    if tma and col_step <= TMA_MAX_TRAVERSAL and max(positions * col_step, rows) <= TMA_MAX_BOX:
+        return col_step * align_up(rows * positions * channels * element, TMA_BOX_ALIGN)
+    return align_up(rows * positions * col_step * channels * element, SMEM_ALIGN)
 
 
 def _depthwise_vector_width(c: DepthwiseConfig, arch: ArchSpec) -> str | None:

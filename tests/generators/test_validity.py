@@ -194,18 +194,20 @@ def test_depthwise_shared_memory_3d():
     # bwd_data fp16 8x16 f5 s2 p2, nbatch 4 x vec 8 = 32 channels, sub 2x4. A dX row i in [0, 8) reads the
     # dY rows (i + 2 - f) / 2 for the taps f < 5 with i + 2 - f even: from (0 + 2 - 4) / 2 = -1 to
     # (6 + 2 - 0) / 2 = 4, 6 rows; the 16 columns read -1 .. (14 + 2) / 2 = 8, 10 columns (a multiple of
-    # sub_w / stride_w = 2). 5 slices of 6 x 10 x 32 x 2 = 3840 bytes, then 125 taps x 32 x 4.
+    # sub_w / stride_w = 2). 5 slices of 6 x 10 x 32 x 2 = 3840 bytes, then 125 taps x 32 x 4 and the two
+    # barriers. In 2D the halo is 2 residues of 6 rows x 5 positions x 64 bytes = 1920 (128-byte aligned).
     bwd_data = make_depthwise(
         direction="bwd_data", ndim_spatial=3, tile_h=8, tile_w=16, filter=5, stride_h=2, stride_w=2,
         pad_h=2, pad_w=2, nbatch=4, sub_h=2, sub_w=4, in_vec=8, out_vec=8,
     )  # fmt: skip
-    assert depthwise_smem_bytes(bwd_data) == 5 * 3840 + 125 * 128 == 35200
-    assert depthwise_smem_bytes(bwd_data.replace(ndim_spatial=2)) == 3840 + 25 * 128
+    assert depthwise_smem_bytes(bwd_data) == 5 * 3840 + 125 * 128 + 16 == 35216
+    assert depthwise_smem_bytes(bwd_data.replace(ndim_spatial=2)) == 2 * 1920 + 25 * 128 + 16
     # bwd_weight fp16 8x8 f3 s1, 16 channels, 128 threads (4 warps): the X halo 10 x 10 x 16 x 2, the dY tile
-    # 8 x 8 x 16 x 2, and one 9 x 16 x 4 partial per warp, in 3D as in 2D.
+    # 8 x 8 x 16 x 2, one 9 x 16 x 4 partial per warp and the barriers; in 2D the X halo as 2 residues of
+    # 10 rows x 5 positions x 32 bytes = 1600, padded to 1664, the dY tile 2 residues of 8 x 4 x 32 = 1024.
     bwd_weight = make_depthwise(direction="bwd_weight", ndim_spatial=3)
-    assert depthwise_smem_bytes(bwd_weight) == 3200 + 2048 + 4 * 576 == 7552
-    assert depthwise_smem_bytes(bwd_weight.replace(ndim_spatial=2)) == 7552
+    assert depthwise_smem_bytes(bwd_weight) == 3200 + 2048 + 4 * 576 + 16 == 7568
+    assert depthwise_smem_bytes(bwd_weight.replace(ndim_spatial=2)) == 2 * 1664 + 2 * 1024 + 4 * 576 + 16
 
 
 def test_register_budget_message_says_why():

@@ -64,7 +64,13 @@ class DepthwiseBwdDataInstance : public GroupedConvInstance {
       params.C = int(p.C), params.dy_grid = dy.grid, params.dx_grid = dx.grid;
       params.depth = kernels::depth_map(p, true);
       kernels::set_tile_walk<S>(params, dx.grid, p.N * p.input[0], p.C);
-      return kernels::launch_tiles<S>(kernels::depthwise::depthwise_bwd_data_kernel<Traits>, params, args.stream);
+      CUtensorMap halo_map{};
+      params.halo_tma = kernels::encode_pixel_map<typename S::Halo, T>(halo_map, Traits::kDataType, params.dy,
+                                                                       dy.grid, p.C, p.N)
+                            ? 1
+                            : 0;
+      return kernels::launch_tiles<S>(kernels::depthwise::depthwise_bwd_data_kernel<Traits>, params, args.stream,
+                                      halo_map);
     };
     if (kernels::has_unread_inputs(p)) {  // dX pixels that no dY pixel reads: zero, then the residues
       TD_RETURN_IF_CUDA_ERROR(cudaMemsetAsync(args.input, 0, size_t(p.input_elements()) * sizeof(T), args.stream));
@@ -157,10 +163,14 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
       params.depth = kernels::depth_map(p, false);
       params.tiles_h = int(plan.tiles_h), params.tiles_w = int(plan.tiles_w), params.slices = int(plan.slices);
       params.chunks = int(residue_chunks), params.items = plan.items;
-      params.prefetch = prefetch ? 1 : 0;
+      CUtensorMap x_map{}, dy_map{};
+      const bool tma =
+          kernels::encode_pixel_map<typename S::XHalo, T>(x_map, Traits::kDataType, params.x, x.grid, p.C, p.N) &&
+          kernels::encode_pixel_map<typename S::DyTile, T>(dy_map, Traits::kDataType, params.dy, dy.grid, p.C, p.N);
+      params.staging = (prefetch ? kernels::depthwise::kStagePrefetch : 0) | (tma ? kernels::depthwise::kStageTma : 0);
       // One block per (slice, chunk) and depth tap (blockIdx.y).
       kernel<<<dim3(unsigned(plan.slices * residue_chunks), unsigned(S::kFilterD)), S::kLaunchThreads,
-               prefetch ? S::kRingSmemBytes : S::kSmemBytes, args.stream>>>(params);
+               prefetch ? S::kRingSmemBytes : S::kSmemBytes, args.stream>>>(params, x_map, dy_map);
       chunks += residue_chunks;
       return cudaGetLastError();
     }));

@@ -12,20 +12,20 @@
 // sub-tile, and with it its taps, is a compile-time constant: a pixel multiplies exactly the taps that reach a
 // dY pixel, never a zero of the strided dY grid.
 //
-//   gmem dY --(cp.async InVec-wide along C, zero fill outside dY)--> smem dY halo (HaloH, HaloW', CB)
+//   gmem dY --(2D: TMA; else cp.async InVec-wide along C; zero fill outside dY)--> smem dY halo (Halo)
 //   gmem W  --(converted to fp32)-----------------------------------> smem weights (F*F, CB)
 //   smem    --(OutVec-wide, one filter row in registers)------------> fp32 accumulators (SubW, OutVec), one row
 //   accumulators --(converted, OutVec-wide stores)------------------> gmem dX
 //
 // bwd_weight (dW[c, tap] = sum over n, output pixels of dY * X). Deterministic: a block walks a fixed range of
-// (image, tile) items for its channel slice (with BwdWeightParams::prefetch, staging the next item's halos while
-// it computes this one) and keeps F*F*OutVec fp32 accumulators per thread; at the end the
+// (image, tile) items for its channel slice (with kStagePrefetch, staging the next item's halos while it computes
+// this one) and keeps F*F*OutVec fp32 accumulators per thread; at the end the
 // threads of a channel group are summed by a fixed xor-butterfly per warp and then warp by warp in order, and
 // the block writes one partial row per (chunk, tap) to the workspace. A second kernel sums the chunks of each
 // (tap, channel) in a fixed order and converts. No float atomics: results are bit-identical run to run.
 //
-//   gmem X  --(cp.async)--> smem X halo (InH, InW', CB), as the forward input halo
-//   gmem dY --(cp.async)--> smem dY tile (TileH, TileW', CB), columns interleaved by SubW
+//   gmem X  --(2D: TMA, else cp.async)--> smem X halo (XHalo), as the forward input halo
+//   gmem dY --(2D: TMA, else cp.async)--> smem dY tile (DyTile), columns in SubW residues
 //   smem    --> fp32 accumulators (F, F, OutVec) --> shuffles + smem --> workspace (chunks, F*F, slices*CB)
 //   workspace --(fixed-order sum over chunks)--> gmem dW
 #pragma once
@@ -89,19 +89,20 @@ struct BwdDataShape {
   static constexpr int kHaloW = bwd_data_dy_hi(kTileW, kFilter, kStrideW, kPadW) - kLoW + 1;
   static constexpr int kColStep = kSubW / kStrideW;  // dY columns between neighbouring threads
   static constexpr int kQW = ceil_div(kHaloW, kColStep);
-  static constexpr int kRowPositions = kColStep * kQW;
   static constexpr int kWindowW = bwd_data_dy_hi(kSubW, kFilter, kStrideW, kPadW) - kLoW + 1;
   // 3D: a stage holds the FilterD dY slices a dX slice reads, the weights all FilterD x F x F taps.
   static constexpr int kNDim = Traits::kNDim, kFilterD = depth_taps(kNDim, kFilter);
-  static constexpr int kSliceBytes = align16(kHaloH * kRowPositions * kChannels * int(sizeof(T)));
+  using Halo = PixelLayout<T, kHaloH, kChannels, kColStep, kQW, kNDim == 2>;  // a slice of the dY halo
+  static constexpr int kSliceBytes = Halo::kBytes;
   static constexpr int kSliceElements = kSliceBytes / int(sizeof(T));
   static constexpr int kInputBytes = kFilterD * kSliceBytes;
   static constexpr int kWeightTaps = kFilterD * kFilter * kFilter;
   static constexpr int kWeightBytes = kWeightTaps * kChannels * int(sizeof(float));
-  // [dY stage 0][weights][dY stage 1], as the forward kernel's shared memory.
-  static constexpr int kSmemBytes = kInputBytes + kWeightBytes;
-  static constexpr int kWeightOffset = kInputBytes, kSecondStageOffset = kInputBytes + align16(kWeightBytes);
-  static constexpr int kStages = ring_stages(kInputBytes, align16(kWeightBytes), Target::kSmemPerBlockBytes);
+  // [dY stage 0][weights][two stage barriers][dY stage 1], as the forward kernel's shared memory.
+  static constexpr int kWeightOffset = kInputBytes, kBarrierOffset = kInputBytes + align16(kWeightBytes);
+  static constexpr int kSmemBytes = kBarrierOffset + 2 * int(sizeof(uint64_t));
+  static constexpr int kSecondStageOffset = align128(kSmemBytes);
+  static constexpr int kStages = ring_stages(kSecondStageOffset, kInputBytes, Target::kSmemPerBlockBytes);
   static constexpr int kRingSmemBytes = kStages == 2 ? kSecondStageOffset + kInputBytes : kSmemBytes;
   static constexpr bool kVectorsFitSlice = kChannels % kInVec == 0;
   // Filter rows unrolled (1: rolled; the weights are reloaded per row either way). Measured on the H200
@@ -140,19 +141,23 @@ struct BwdWeightShape {
   static constexpr int kInW = (kTileW - 1) * kStrideW + kFilter;
   static constexpr int kColStep = kSubW * kStrideW;
   static constexpr int kQW = ceil_div(kInW, kColStep);
-  static constexpr int kRowPositions = kColStep * kQW;
   static constexpr int kWindowW = (kSubW - 1) * kStrideW + kFilter;
   static constexpr int kWindowH = (kSubH - 1) * kStrideH + kFilter;  // X rows of a thread's window
-  static constexpr int kInputBytes = align16(kInH * kRowPositions * kChannels * int(sizeof(T)));
-  static constexpr int kDyBytes = align16(kTileH * kTileW * kChannels * int(sizeof(T)));
+  // The X halo as the forward input halo; the dY tile's columns in SubW residues of ThreadsW positions, so that
+  // the threads of a row read consecutive positions. A 3D block stages 2D slices (one depth tap), cp.async.
+  using XHalo = PixelLayout<T, kInH, kChannels, kColStep, kQW, kNDim == 2>;
+  using DyTile = PixelLayout<T, kTileH, kChannels, kSubW, kThreadsW, kNDim == 2>;
+  static constexpr bool kTma = XHalo::kTma && DyTile::kTma;
+  static constexpr int kInputBytes = XHalo::kBytes;
+  static constexpr int kDyBytes = DyTile::kBytes;
   static constexpr int kPartialBytes = kWarps * kTaps * kChannels * int(sizeof(float));
-  // [X stage 0][dY stage 0][partials][X stage 1][dY stage 1]; kSmemBytes (one stage) is what the configuration
-  // must fit, the second stage is added when it fits too.
-  static constexpr int kSmemBytes = kInputBytes + kDyBytes + kPartialBytes;
+  // [X stage 0][dY stage 0][partials][two stage barriers][X stage 1][dY stage 1]; kSmemBytes (one stage) is what
+  // the configuration must fit, the second stage is added when it fits too.
   static constexpr int kPartialOffset = kInputBytes + kDyBytes;
-  static constexpr int kSecondStageOffset = kPartialOffset + align16(kPartialBytes);
-  static constexpr int kStages =
-      ring_stages(kInputBytes + kDyBytes, align16(kPartialBytes), Target::kSmemPerBlockBytes);
+  static constexpr int kBarrierOffset = kPartialOffset + align16(kPartialBytes);
+  static constexpr int kSmemBytes = kBarrierOffset + 2 * int(sizeof(uint64_t));
+  static constexpr int kSecondStageOffset = align128(kSmemBytes);
+  static constexpr int kStages = ring_stages(kSecondStageOffset, kInputBytes + kDyBytes, Target::kSmemPerBlockBytes);
   static constexpr int kRingSmemBytes = kStages == 2 ? kSecondStageOffset + kInputBytes + kDyBytes : kSmemBytes;
   static constexpr int kAccumulators = kTaps * kOutVec;  // fp32 registers per thread
   static constexpr bool kVectorsFitSlice = kChannels % kInVec == 0;
@@ -182,6 +187,7 @@ struct BwdDataParams {
   int tiles_w, tiles_h, slices;  // over dX; tiles of one slice: tiles_w * tiles_h * N * dX depth
   int tiles;                     // grid = slices * blocks per slice, slice fastest (as the forward kernel's)
   FastDivisor by_tiles_w, by_tiles_h;  // tile_place's divisors
+  int halo_tma;  // 1: the dY halo is staged by TMA through the kernel's map (Halo::kTma, whole tensors)
 };
 
 // Adds one dY slice's F x F taps to dX row (qr, phase ry) of a bwd_data thread's sub-tile (2D: the only slice).
@@ -202,7 +208,7 @@ __device__ __forceinline__ void bwd_data_row_taps(float (&acc)[S::kSubW][S::kOut
 #pragma unroll
       for (int v = 0; v < V; ++v) w[fx][v] = s_wz[(fy * F + fx) * CB + group * V + v];
     const int dy_row = sy * (S::kSubH / SH) + qr + (ry + S::kPadH - fy) / SH - S::kLoH;
-    const T* row = dy_base + dy_row * S::kRowPositions * CB;
+    const T* row = dy_base + dy_row * S::Halo::kRowPitch;
 #pragma unroll
     for (int k = 0; k < S::kWindowW; ++k) {
       // Column c takes dY column k (relative to its window) through tap fx = c + pad - s*(k + lo); a column k no
@@ -214,9 +220,8 @@ __device__ __forceinline__ void bwd_data_row_taps(float (&acc)[S::kSubW][S::kOut
         used = used || (fx >= 0 && fx < F);
       }
       if (!used) continue;
-      const int position = (k % S::kColStep) * S::kQW + sx + k / S::kColStep;
       float g[V];
-      load_floats<V>(row + position * CB, g);
+      load_floats<V>(row + S::Halo::at(0, k % S::kColStep, sx + k / S::kColStep), g);
 #pragma unroll
       for (int c = 0; c < S::kSubW; ++c) {
         const int fx = c + S::kPadW - SW * (k + S::kLoW);
@@ -277,20 +282,33 @@ __device__ __forceinline__ void bwd_data_tile(const typename S::T* s_dy, const f
 
 // Launched and walked as the forward kernel (walk_tiles), over dX tiles: their origins are stride multiples, and
 // the dY halo starts at origin / stride + lo.
+// The dY halo goes by TMA as the forward input halo does (tma_load_pixels; BwdDataParams::halo_tma).
 template <class Traits>
-__global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads) depthwise_bwd_data_kernel(BwdDataParams p) {
+__global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads)
+    depthwise_bwd_data_kernel(BwdDataParams p, const __grid_constant__ CUtensorMap halo_map) {
   using S = BwdDataShape<Traits>;
   using T = typename S::T;
+  using Halo = typename S::Halo;
+  const bool by_tma = Halo::kTma && p.halo_tma != 0;  // compile-time false where the layout is not TMA's
+  StageBarriers stages(reinterpret_cast<uint64_t*>(dynamic_smem() + S::kBarrierOffset), by_tma);
   walk_tiles<S>(
       p, p.weight,
-      [&](T* s_dy, int /*buffer*/, const TilePlace& t, int ih0, int iw0, int c0) {
+      [&](T* s_dy, int buffer, const TilePlace& t, int ih0, int iw0, int c0) {
+        const int y0 = ih0 / S::kStrideH + S::kLoH, x0 = iw0 / S::kStrideW + S::kLoW;
+        if (by_tma) {
+          if (threadIdx.x == 0) {
+            uint64_t* barrier = stages.expect(buffer, S::kColStep * Halo::kBoxBytes);
+            tma_load_pixels<Halo>(&halo_map, barrier, s_dy, c0, x0, y0, t.n);
+          }
+          return;
+        }
         stage_slices<S>(s_dy, p.depth, t, [&](T* slice, int image) {
-          stage_pixels<S::kHaloH, S::kHaloW, S::kChannels, S::kInVec, S::kColStep, S::kQW, S::kRowPositions,
-                       S::kThreads>(slice, static_cast<const T*>(p.dy), p.dy_grid, image, ih0 / S::kStrideH + S::kLoH,
-                                    iw0 / S::kStrideW + S::kLoW, p.C, c0, int(threadIdx.x));
+          stage_pixels<Halo, S::kHaloW, S::kInVec, S::kThreads>(slice, static_cast<const T*>(p.dy), p.dy_grid, image,
+                                                                 y0, x0, p.C, c0, int(threadIdx.x));
         });
       },
-      [&](const T* s_dy, int /*buffer*/, const float* s_w, const TilePlace& t, int ih0, int iw0, int c0) {
+      [&](const T* s_dy, int buffer, const float* s_w, const TilePlace& t, int ih0, int iw0, int c0) {
+        if (by_tma) stages.wait(buffer);
         const unsigned taps = S::kNDim == 3 ? depth_tap_mask(p.depth, t.d, S::kFilterD) : 1u;
         bwd_data_tile<S>(s_dy, s_w, p, t.image, taps, ih0, iw0, c0, int(threadIdx.x));
       });
@@ -304,15 +322,19 @@ struct BwdWeightParams {
   PixelGrid x_grid, dy_grid;
   DepthMap depth;  // walked: dY slices, read: X slices; a block computes the depth tap blockIdx.y
   int tiles_w, tiles_h, slices, chunks;
-  int prefetch;   // 1: two halo stages, the next item staged while this one is computed
+  int staging;    // kStagePrefetch | kStageTma bits
   int64_t items;  // N * dY depth * tiles_h * tiles_w; chunk k walks items [k * items / chunks, (k + 1) * ...)
 };
 // Kept at 128 bytes: ptxas gave the 2D kernels 128 -> 151 registers (3x3, vec 8) with 8 bytes more.
 static_assert(sizeof(BwdWeightParams) <= 128, "bwd_weight parameters past 128 bytes cost the kernels registers");
+// BwdWeightParams::staging: two halo stages (the next item staged while this one is computed); the X halo and the
+// dY tile by TMA through the kernel's maps (XHalo / DyTile::kTma, whole tensors; tma_load_pixels).
+constexpr int kStagePrefetch = 1, kStageTma = 2;
 
 template <class Traits>
 __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
-    depthwise_bwd_weight_kernel(BwdWeightParams p) {
+    depthwise_bwd_weight_kernel(BwdWeightParams p, const __grid_constant__ CUtensorMap x_map,
+                                const __grid_constant__ CUtensorMap dy_map) {
   using S = BwdWeightShape<Traits>;
   using T = typename S::T;
 #if defined(__CUDA_ARCH__)
@@ -322,12 +344,16 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
   constexpr int SH = S::kStrideH, SW = S::kStrideW;
   unsigned char* smem = dynamic_smem();
   float* s_part = reinterpret_cast<float*>(smem + S::kPartialOffset);  // (kWarps, F*F, CB)
-  const auto s_x = [&](int buffer) {                                   // (kInH, kRowPositions, CB)
+  const auto s_x = [&](int buffer) {                                   // S::XHalo
     return reinterpret_cast<T*>(smem + (buffer == 0 ? 0 : S::kSecondStageOffset));
   };
-  const auto s_dy = [&](int buffer) {  // (TileH, TileW, CB)
+  const auto s_dy = [&](int buffer) {  // S::DyTile
     return reinterpret_cast<T*>(smem + (buffer == 0 ? 0 : S::kSecondStageOffset) + S::kInputBytes);
   };
+  using XHalo = typename S::XHalo;
+  using DyTile = typename S::DyTile;
+  const bool by_tma = S::kTma && (p.staging & kStageTma) != 0;  // compile-time false without TMA's layout
+  StageBarriers stages(reinterpret_cast<uint64_t*>(smem + S::kBarrierOffset), by_tma);
 
   const int slice = int(blockIdx.x) % p.slices;
   const int chunk = int(blockIdx.x) / p.slices;
@@ -353,7 +379,7 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
   // skip: its sub-tile lies outside dY (a tile cut by dY's edge), or (3D) depth tap fz reads no X slice.
   unsigned idle = 0;
   pipelined_walk(
-      first, last, 1, p.prefetch != 0,
+      first, last, 1, (p.staging & kStagePrefetch) != 0,
       [&](int64_t item, int buffer) {
         const int tile_w = int(item % p.tiles_w);
         const int tile_h = int(item / p.tiles_w % p.tiles_h);
@@ -370,14 +396,25 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
           }
           x_slice = image / p.depth.walked * p.depth.read + source;
         }
-        stage_pixels<S::kInH, S::kInW, CB, S::kInVec, S::kColStep, S::kQW, S::kRowPositions, S::kLaunchThreads>(
-            s_x(buffer), x_in, p.x_grid, x_slice, oh0 * SH - S::kPadH, ow0 * SW - S::kPadW, p.C, c0, tid);
-        // dY columns interleaved by SubW, so the threads of a row read consecutive positions.
-        stage_pixels<S::kTileH, S::kTileW, CB, S::kInVec, S::kSubW, S::kThreadsW, S::kTileW, S::kLaunchThreads>(
-            s_dy(buffer), dy_in, p.dy_grid, image, oh0, ow0, p.C, c0, tid);
+        const int y0 = oh0 * SH - S::kPadH, x0 = ow0 * SW - S::kPadW;
+        if (by_tma) {
+          if (tid == 0) {
+            uint64_t* barrier =
+                stages.expect(buffer, S::kColStep * XHalo::kBoxBytes + S::kSubW * DyTile::kBoxBytes);
+            tma_load_pixels<XHalo>(&x_map, barrier, s_x(buffer), c0, x0, y0, x_slice);
+            tma_load_pixels<DyTile>(&dy_map, barrier, s_dy(buffer), c0, ow0, oh0, image);
+          }
+          return;
+        }
+        stage_pixels<XHalo, S::kInW, S::kInVec, S::kLaunchThreads>(s_x(buffer), x_in, p.x_grid, x_slice, y0, x0, p.C,
+                                                                    c0, tid);
+        stage_pixels<DyTile, S::kTileW, S::kInVec, S::kLaunchThreads>(s_dy(buffer), dy_in, p.dy_grid, image, oh0,
+                                                                      ow0, p.C, c0, tid);
       },
       [&](int64_t /*item*/, int buffer) {
-        if (!computes || (idle >> buffer & 1u) != 0) return;
+        if (!computes) return;
+        if (by_tma) stages.wait(buffer);  // every computing thread, idle or not: the parities stay in step
+        if ((idle >> buffer & 1u) != 0) return;
         const T* x_stage = s_x(buffer);
         const T* dy_stage = s_dy(buffer);
         // X-row order: each staged X vector of the thread's window is loaded and converted once and added to
@@ -388,16 +425,15 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
 #pragma unroll
         for (int j = 0; j < S::kWindowH; ++j) {
           if (j % SH == 0 && j / SH < S::kSubH) {
-            const T* dy_row = dy_stage + (sy * S::kSubH + j / SH) * S::kTileW * CB + group * V;
+            const T* dy_row = dy_stage + (sy * S::kSubH + j / SH) * DyTile::kRowPitch + group * V;
 #pragma unroll
-            for (int c = 0; c < S::kSubW; ++c) load_floats<V>(dy_row + (c * S::kThreadsW + sx) * CB, g[j / SH][c]);
+            for (int c = 0; c < S::kSubW; ++c) load_floats<V>(dy_row + DyTile::at(0, c, sx), g[j / SH][c]);
           }
-          const T* row = x_stage + (sy * S::kSubH * SH + j) * S::kRowPositions * CB + group * V;
+          const T* row = x_stage + (sy * S::kSubH * SH + j) * XHalo::kRowPitch + group * V;
 #pragma unroll
           for (int k = 0; k < S::kWindowW; ++k) {
-            const int position = (k % S::kColStep) * S::kQW + sx + k / S::kColStep;
             float xin[V];
-            load_floats<V>(row + position * CB, xin);
+            load_floats<V>(row + XHalo::at(0, k % S::kColStep, sx + k / S::kColStep), xin);
 #pragma unroll
             for (int r = 0; r < S::kSubH; ++r) {
               const int fy = j - r * SH;

@@ -90,25 +90,27 @@ cudaError_t launch_tiles(void (*kernel)(P, Extra...), const P& params, cudaStrea
   return cudaGetLastError();
 }
 
-// The forward halo's tensor map (depthwise_kernel.cuh, HaloTma): the input as (C, W, H, N, 1), a box of the
-// slice's channels, QW columns at a traversal stride of ColStep and InH rows. Only for shapes laid out for it
-// (Shape::kHaloTma: 2D, ColStep <= 8) on whole tensors (a dilated residue's grid is strided) whose pixel pitch
-// and base keep TMA's 16-byte alignment; false (cp.async staging) otherwise or where the driver refuses the
-// map.
-template <class S>
-bool encode_halo_map(CUtensorMap& map, DataType dtype, const void* input, const depthwise::PixelGrid& grid,
-                     const ConvProblem& p) {
-  const uint64_t pixel_bytes = uint64_t(p.C) * sizeof(typename S::T);
-  if (!S::kHaloTma || grid.dh != 1 || grid.dw != 1 || pixel_bytes % 16 != 0 ||
-      reinterpret_cast<uintptr_t>(input) % 16 != 0) {
+// The tensor map through which a kernel stages `Layout`'s pixels by TMA (depthwise_kernel.cuh,
+// tma_load_pixels): the tensor at `base` as (C, W, H, images, 1), a box of the slice's channels, QW columns at
+// a traversal stride of ColStep and kRows rows. Only for layouts made for it (Layout::kTma: 2D, ColStep <= 8)
+// on whole tensors (a dilated residue's grid is strided) whose pixel pitch and base keep TMA's 16-byte
+// alignment; false (cp.async staging) otherwise or where the driver refuses the map.
+template <class Layout, class T>
+bool encode_pixel_map(CUtensorMap& map, DataType dtype, const void* base, const depthwise::PixelGrid& grid,
+                      int64_t channels, int64_t images) {
+  const uint64_t pixel_bytes = uint64_t(channels) * sizeof(T);
+  if (!Layout::kTma || grid.dh != 1 || grid.dw != 1 || pixel_bytes % 16 != 0 ||
+      reinterpret_cast<uintptr_t>(base) % 16 != 0) {
     return false;
   }
-  const uint64_t extents[5] = {uint64_t(p.C), uint64_t(grid.tensor_w), uint64_t(grid.tensor_h), uint64_t(p.N), 1};
+  const uint64_t extents[5] = {uint64_t(channels), uint64_t(grid.tensor_w), uint64_t(grid.tensor_h),
+                               uint64_t(images), 1};
   const uint64_t pitches[4] = {pixel_bytes, pixel_bytes * extents[1], pixel_bytes * extents[1] * extents[2],
                                pixel_bytes * extents[1] * extents[2] * extents[3]};
-  const uint32_t box[5] = {uint32_t(S::kChannels), uint32_t(S::kQW * S::kColStep), uint32_t(S::kInH), 1, 1};
-  const uint32_t traversal[5] = {1, uint32_t(S::kColStep), 1, 1, 1};
-  return sm90::encode_tma_tiled(map, dtype, input, 5, extents, pitches, box, 0, traversal);
+  const uint32_t box[5] = {uint32_t(Layout::kChannels), uint32_t(Layout::kQW * Layout::kColStep),
+                           uint32_t(Layout::kRows), 1, 1};
+  const uint32_t traversal[5] = {1, uint32_t(Layout::kColStep), 1, 1, 1};
+  return sm90::encode_tma_tiled(map, dtype, base, 5, extents, pitches, box, 0, traversal);
 }
 
 // Dilation (docs/depthwise.md, "Dilation"). Along an axis of dilation d, stride s dividing d and left pad d x the
@@ -342,7 +344,10 @@ class DepthwiseInstance : public GroupedConvInstance {
       params.depth = kernels::depth_map(p, false);
       kernels::set_tile_walk<S>(params, out.grid, p.N * o[0], p.C);
       CUtensorMap halo_map{};
-      params.halo_tma = kernels::encode_halo_map<S>(halo_map, Traits::kDataType, params.input, in.grid, p) ? 1 : 0;
+      params.halo_tma = kernels::encode_pixel_map<typename S::Halo, T>(halo_map, Traits::kDataType, params.input,
+                                                                       in.grid, p.C, p.N)
+                            ? 1
+                            : 0;
       return kernels::launch_tiles<S>(kernels::depthwise::depthwise_fwd_kernel<Traits>, params, args.stream,
                                       halo_map);
     };

@@ -19,7 +19,7 @@
 // so that the threads of a row, whose sub-tiles start ColStep input columns apart, read consecutive positions:
 // no bank conflicts between neighbouring threads at any stride. The 2D forward halo keeps each column residue
 // x % ColStep as a block of its own (InH rows of QW positions, 128-byte aligned): the box one TMA load with a
-// traversal stride of ColStep along W writes (Shape::kHaloTma, HaloTma).
+// traversal stride of ColStep along W writes (PixelLayout, tma_load_pixels).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -76,11 +76,35 @@ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 constexpr int align16(int bytes) { return (bytes + 15) / 16 * 16; }
 constexpr int align128(int bytes) { return (bytes + 127) / 128 * 128; }
 
-// Stages of a kernel's staged-halo ring: two (prefetch the next item while computing this one) when both fit in
-// a block's shared memory beside the `rest`, else one. Validity only requires one.
-constexpr int ring_stages(int stage_bytes, int rest_bytes, int limit_bytes) {
-  return 2 * stage_bytes + rest_bytes <= limit_bytes ? 2 : 1;
+// Stages of a kernel's staged-halo ring: two (prefetch the next item while computing this one) when the second
+// fits in a block's shared memory after the first and the rest (from `second_offset`), else one. Validity only
+// requires one.
+constexpr int ring_stages(int second_offset, int stage_bytes, int limit_bytes) {
+  return second_offset + stage_bytes <= limit_bytes ? 2 : 1;
 }
+
+// Where staged pixels go in shared memory: Rows rows of CB channels a pixel, a row's columns in ColStep
+// residues (column x at position x / ColStep of residue x % ColStep, QW positions a residue row), so that the
+// threads of a row, whose windows start ColStep columns apart, read consecutive positions. With Tma (2D, where
+// one TMA box a residue can load it: a traversal stride of at most 8, box sides of at most 256) each residue is
+// a block of Rows rows, 128-byte aligned (a box's destination); otherwise a row's residues lie side by side,
+// whose cp.async copies of neighbouring columns fall in different banks (H200: 3D 16-bit vec-4 forward shapes
+// up to 10 % slower in blocks).
+template <class T, int Rows, int CB, int ColStep, int QW, bool Tma>
+struct PixelLayout {
+  static constexpr bool kTma = Tma && ColStep <= 8 && QW * ColStep <= 256 && Rows <= 256;
+  static constexpr int kRows = Rows, kChannels = CB, kColStep = ColStep, kQW = QW;
+  static constexpr int kRowPitch = (kTma ? QW : ColStep * QW) * CB;  // elements between rows
+  static constexpr int kResiduePitch =                                // elements between residues
+      kTma ? align128(Rows * kRowPitch * int(sizeof(T))) / int(sizeof(T)) : QW * CB;
+  static constexpr int kBytes =
+      kTma ? ColStep * kResiduePitch * int(sizeof(T)) : align16(Rows * kRowPitch * int(sizeof(T)));
+  static constexpr uint32_t kBoxBytes = uint32_t(Rows * QW * CB * int(sizeof(T)));  // one residue's TMA box
+  // Element offset of position q of residue r in row y.
+  __host__ __device__ static constexpr int at(int y, int r, int q) {
+    return y * kRowPitch + r * kResiduePitch + q * CB;
+  }
+};
 
 // Depth taps of an instance: a 3D depthwise filter is cubic (FilterD = F, docs/depthwise.md, "3D"); 2D has one.
 constexpr int depth_taps(int ndim, int filter) {
@@ -110,20 +134,11 @@ struct Shape {
   static constexpr int kInW = (kTileW - 1) * kStrideW + kFilter;
   static constexpr int kColStep = kSubW * kStrideW;            // input columns between neighbouring threads
   static constexpr int kQW = ceil_div(kInW, kColStep);         // positions per column residue
-  static constexpr int kRowPositions = kColStep * kQW;         // >= kInW
   static constexpr int kWindowW = (kSubW - 1) * kStrideW + kFilter;  // input columns one thread reads per row
   // 3D: a stage holds the FilterD input slices an output slice reads, the weights all FilterD x F x F taps.
-  // 2D halos whose column residues one TMA box each can load (a traversal stride of at most 8, box sides of at
-  // most 256; HaloTma) are laid out as ColStep residue blocks of InH rows of QW positions, 128-byte aligned (a
-  // box's destination); the others keep a row's residues side by side (kRowPositions a row), whose cp.async
-  // copies of neighbouring columns fall in different banks (H200: 3D 16-bit vec 4 up to 10 % slower in blocks).
   static constexpr int kNDim = Traits::kNDim, kFilterD = depth_taps(kNDim, kFilter);
-  static constexpr bool kHaloTma = kNDim == 2 && kColStep <= 8 && kQW * kColStep <= 256 && kInH <= 256;
-  static constexpr int kRowPitch = (kHaloTma ? kQW : kRowPositions) * kChannels;  // elements between rows
-  static constexpr int kResiduePitch =                                           // between column residues
-      kHaloTma ? align128(kInH * kRowPitch * int(sizeof(T))) / int(sizeof(T)) : kQW * kChannels;
-  static constexpr int kSliceBytes = kHaloTma ? kColStep * kResiduePitch * int(sizeof(T))
-                                              : align16(kInH * kRowPitch * int(sizeof(T)));
+  using Halo = PixelLayout<T, kInH, kChannels, kColStep, kQW, kNDim == 2>;  // a slice of the input halo
+  static constexpr int kSliceBytes = Halo::kBytes;
   static constexpr int kSliceElements = kSliceBytes / int(sizeof(T));
   static constexpr int kInputBytes = kFilterD * kSliceBytes;
   static constexpr int kWeightTaps = kFilterD * kFilter * kFilter;
@@ -134,7 +149,7 @@ struct Shape {
   static constexpr int kWeightOffset = kInputBytes, kBarrierOffset = kInputBytes + align16(kWeightBytes);
   static constexpr int kSmemBytes = kBarrierOffset + 2 * int(sizeof(uint64_t));
   static constexpr int kSecondStageOffset = align128(kSmemBytes);
-  static constexpr int kStages = ring_stages(kInputBytes, align16(kWeightBytes), Target::kSmemPerBlockBytes);
+  static constexpr int kStages = ring_stages(kSecondStageOffset, kInputBytes, Target::kSmemPerBlockBytes);
   static constexpr int kRingSmemBytes = kStages == 2 ? kSecondStageOffset + kInputBytes : kSmemBytes;
   static constexpr bool kVectorsFitSlice = kChannels % kInVec == 0;
   // Filter rows unrolled but at 7x7 with 8-wide vectors, fp32 or 3D (1: rolled; a row's weights are loaded per
@@ -200,7 +215,7 @@ struct Params {
   int tiles_w, tiles_h, slices;  // tiles of one slice: tiles_w * tiles_h * N * output depth
   int tiles;                     // grid = slices * blocks per slice, slice fastest (neighbours share L2 lines)
   FastDivisor by_tiles_w, by_tiles_h;  // tile_place's divisors
-  int halo_tma;  // 1: the halo is staged by TMA through the kernel's map (2D, whole tensors; HaloTma)
+  int halo_tma;  // 1: the halo is staged by TMA through the kernel's map (Halo::kTma, whole tensors)
 };
 
 __device__ inline float to_float(float v) { return v; }
@@ -276,25 +291,22 @@ __device__ inline void copy_vector(void* smem_dst, const void* gmem_src, bool va
   }
 }
 
-// Pixels of a block's channel slice into shared memory, shared by the three depthwise kernels: Rows x Cols
-// pixels from (y0, x0) of image n of grid `g`, CB channels from c0, InVec-wide copies with zero fill outside
-// [0, g.height) x [0, g.width) (padding) and past `channels`. Column x lands at position (x % ColStep) * QW +
-// x / ColStep of a row of RowPositions: interleaved so that neighbouring threads, whose windows start ColStep
-// columns apart, read consecutive positions. The caller commits the cp.async group.
+// Pixels of a block's channel slice into shared memory, shared by the three depthwise kernels: Layout::kRows x
+// Cols pixels from (y0, x0) of image n of grid `g`, Layout::kChannels channels from c0, InVec-wide copies with
+// zero fill outside [0, g.height) x [0, g.width) (padding) and past `channels`, placed as Layout says (column
+// residues). The caller commits the cp.async group.
 // A thread owns one (column, vector) slot of a row (vector fastest, so a warp reads whole pixels) and copies it
 // down the rows, Threads / slots rows apart: the index arithmetic, column bounds and offsets are computed once
 // per slot, and each copy costs a row check and two additions (the copy loop is issue-bound otherwise).
-// RowPitch and ResiduePitch (elements) place row y, column x at y * RowPitch + (x % ColStep) * ResiduePitch +
-// x / ColStep * CB: by default the columns of a row side by side, the forward kernel's residue blocks otherwise.
-template <int Rows, int Cols, int CB, int InVec, int ColStep, int QW, int RowPositions, int Threads,
-          int RowPitch = RowPositions * CB, int ResiduePitch = QW * CB, class T>
+template <class Layout, int Cols, int InVec, int Threads, class T>
 __device__ inline void stage_pixels(T* dst, const T* src, const PixelGrid& g, int n, int y0, int x0, int channels,
                                     int c0, int tid) {
+  constexpr int Rows = Layout::kRows, CB = Layout::kChannels, ColStep = Layout::kColStep;
   // At least one vector a pixel: instances whose in_vec exceeds the slice compile, and is_supported refuses them.
   constexpr unsigned kVecs = CB >= InVec ? CB / InVec : 1;
   constexpr unsigned kSlots = Cols * kVecs;  // copies of one row
   constexpr unsigned kRowGroups = Threads >= int(kSlots) ? Threads / kSlots : 1;  // rows copied at once
-  constexpr int kRowStep = int(kRowGroups) * RowPitch;  // elements between a slot's rows
+  constexpr int kRowStep = int(kRowGroups) * Layout::kRowPitch;  // elements between a slot's rows
   const int64_t step = int64_t(kRowGroups) * g.dh * g.tensor_w * channels;  // between a slot's rows in global
   for (unsigned u = unsigned(tid); u < kRowGroups * kSlots; u += unsigned(Threads)) {
     const unsigned group = u / kSlots, slot = u % kSlots;
@@ -303,7 +315,7 @@ __device__ inline void stage_pixels(T* dst, const T* src, const PixelGrid& g, in
     const bool column = unsigned(gx) < unsigned(g.width) && gc < channels;
     int gy = y0 + int(group);
     int64_t offset = pixel_offset(g, n, gy, gx, channels) + gc;
-    T* to = dst + int(group) * RowPitch + int(x % ColStep) * ResiduePitch + int(x / ColStep) * CB + int(v) * InVec;
+    T* to = dst + Layout::at(int(group), int(x % ColStep), int(x / ColStep)) + int(v) * InVec;
 #pragma unroll 2
     for (int y = int(group); y < Rows; y += int(kRowGroups)) {
       const bool valid = column && unsigned(gy) < unsigned(g.height);
@@ -411,13 +423,13 @@ __device__ __forceinline__ void fwd_row_taps(float (&acc)[S::kSubW][S::kOutVec],
     for (int fx = 0; fx < F; ++fx)
 #pragma unroll
       for (int v = 0; v < V; ++v) w[fx][v] = s_wz[(fy * F + fx) * CB + group * V + v];
-    const T* row = s_slice + ((sy * S::kSubH + r) * S::kStrideH + fy) * S::kRowPitch + group * V;
+    const T* row = s_slice + ((sy * S::kSubH + r) * S::kStrideH + fy) * S::Halo::kRowPitch + group * V;
     // Each input column of the thread's window is read once per filter row and used by every output column
     // it reaches (register-level reuse along W).
 #pragma unroll
     for (int k = 0; k < S::kWindowW; ++k) {
       float xin[V];
-      load_floats<V>(row + (k % S::kColStep) * S::kResiduePitch + (sx + k / S::kColStep) * CB, xin);
+      load_floats<V>(row + S::Halo::at(0, k % S::kColStep, sx + k / S::kColStep), xin);
 #pragma unroll
       for (int c = 0; c < S::kSubW; ++c) {
         const int fx = k - c * S::kStrideW;
@@ -533,36 +545,41 @@ __device__ __forceinline__ void walk_tiles(const P& p, const void* weight, Stage
       });
 }
 
-// The forward halo by the tensor memory accelerator (2D, whole tensors; Params::halo_tma): per tile ColStep
-// boxes (CB channels, QW columns at a traversal stride of ColStep, InH rows), box rho at column x0 + rho
-// landing as column residue rho's block, zero-filled outside the tensor and past C as cp.async's zero fill.
-// Thread 0 issues them and a stage's mbarrier counts their bytes; every thread waits on it before the tile's
-// arithmetic (pipelined_walk's barrier after a tile keeps a stage from being refilled while read). This takes
-// the halo copies' instructions (about a quarter of the 16-bit 3x3 kernel's, session 48) off the threads.
-template <class S>
-struct HaloTma {
-  static constexpr uint32_t kBoxBytes = uint32_t(S::kChannels * S::kQW * S::kInH * int(sizeof(typename S::T)));
-  uint64_t* barriers;   // one a stage, in shared memory at S::kBarrierOffset
+// Halos by the tensor memory accelerator (2D, whole tensors; Layout::kTma and the launch's halo_tma): per item
+// ColStep boxes a halo (Layout::kChannels channels, QW columns at a traversal stride of ColStep, kRows rows), box
+// rho at column x0 + rho landing as column residue rho's block, zero-filled outside the tensor and past C as
+// cp.async's zero fill. Thread 0 announces a stage's bytes on its barrier (StageBarriers::expect) and issues the
+// boxes; every thread waits on the barrier before computing from the stage (pipelined_walk's block barrier after
+// an item keeps a stage from being refilled while read). It takes the halo copies' instructions (about a quarter
+// of the 16-bit 3x3 forward kernel's, session 48) off the threads.
+template <class Layout, class T>
+__device__ __forceinline__ void tma_load_pixels(const CUtensorMap* map, uint64_t* barrier, T* dst, int c0, int x0,
+                                                int y0, int image) {
+#pragma unroll
+  for (int rho = 0; rho < Layout::kColStep; ++rho) {
+    const int32_t at[5] = {c0, x0 + rho, y0, image, 0};
+    sm90::tma_load_5d(map, barrier, dst + rho * Layout::kResiduePitch, at);
+  }
+}
+
+// One mbarrier a halo stage, in shared memory: thread 0 initialises them (before it issues the first item's
+// boxes; the other threads wait on them only after pipelined_walk's first block barrier) and each thread keeps
+// the parity of each stage's next completion.
+struct StageBarriers {
+  uint64_t* barriers;
   uint32_t phases = 0;  // bit b: the parity of stage b's next completion
 
-  // Thread 0 initialises the barriers before it issues the first tile's boxes; the other threads wait on them
-  // only after pipelined_walk's first block barrier.
-  __device__ explicit HaloTma(bool used) : barriers(reinterpret_cast<uint64_t*>(dynamic_smem() + S::kBarrierOffset)) {
+  __device__ StageBarriers(uint64_t* at, bool used) : barriers(at) {
     if (used && threadIdx.x == 0) {
       cutlass::arch::ClusterBarrier::init(&barriers[0], 1);
       cutlass::arch::ClusterBarrier::init(&barriers[1], 1);
       cutlass::arch::fence_barrier_init();
     }
   }
-  __device__ void stage(const CUtensorMap* map, typename S::T* halo, int buffer, int c0, int x0, int y0,
-                        int image) const {
-    if (threadIdx.x != 0) return;
-    cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&barriers[buffer], kBoxBytes * S::kColStep);
-#pragma unroll
-    for (int rho = 0; rho < S::kColStep; ++rho) {
-      const int32_t at[5] = {c0, x0 + rho, y0, image, 0};
-      sm90::tma_load_5d(map, &barriers[buffer], halo + rho * S::kResiduePitch, at);
-    }
+  // Thread 0: the stage's boxes will bring `bytes`.
+  __device__ uint64_t* expect(int buffer, uint32_t bytes) const {
+    cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&barriers[buffer], bytes);
+    return &barriers[buffer];
   }
   __device__ void wait(int buffer) {
     cutlass::arch::ClusterBarrier::wait(&barriers[buffer], phases >> buffer & 1u);
@@ -575,24 +592,27 @@ __global__ void __launch_bounds__(Shape<Traits>::kThreads)
     depthwise_fwd_kernel(Params p, const __grid_constant__ CUtensorMap halo_map) {
   using S = Shape<Traits>;
   using T = typename S::T;
-  const bool by_tma = S::kHaloTma && p.halo_tma != 0;  // compile-time false where the layout is not TMA's
-  HaloTma<S> tma(by_tma);
+  using Halo = typename S::Halo;
+  const bool by_tma = Halo::kTma && p.halo_tma != 0;  // compile-time false where the layout is not TMA's
+  StageBarriers stages(reinterpret_cast<uint64_t*>(dynamic_smem() + S::kBarrierOffset), by_tma);
   walk_tiles<S>(
       p, p.weight,
       [&](T* s_in, int buffer, const TilePlace& t, int oh0, int ow0, int c0) {
         const int y0 = oh0 * S::kStrideH - S::kPadH, x0 = ow0 * S::kStrideW - S::kPadW;
         if (by_tma) {
-          tma.stage(&halo_map, s_in, buffer, c0, x0, y0, t.n);
+          if (threadIdx.x == 0) {
+            uint64_t* barrier = stages.expect(buffer, S::kColStep * Halo::kBoxBytes);
+            tma_load_pixels<Halo>(&halo_map, barrier, s_in, c0, x0, y0, t.n);
+          }
           return;
         }
         stage_slices<S>(s_in, p.depth, t, [&](T* slice, int image) {
-          stage_pixels<S::kInH, S::kInW, S::kChannels, S::kInVec, S::kColStep, S::kQW, S::kRowPositions,
-                       S::kThreads, S::kRowPitch, S::kResiduePitch>(slice, static_cast<const T*>(p.input), p.in,
-                                                                     image, y0, x0, p.C, c0, int(threadIdx.x));
+          stage_pixels<Halo, S::kInW, S::kInVec, S::kThreads>(slice, static_cast<const T*>(p.input), p.in, image,
+                                                               y0, x0, p.C, c0, int(threadIdx.x));
         });
       },
       [&](const T* s_in, int buffer, const float* s_w, const TilePlace& t, int oh0, int ow0, int c0) {
-        if (by_tma) tma.wait(buffer);
+        if (by_tma) stages.wait(buffer);
         const unsigned taps = S::kNDim == 3 ? depth_tap_mask(p.depth, t.d, S::kFilterD) : 1u;
         fwd_tile<S>(s_in, s_w, p, t.image, taps, oh0, ow0, c0, int(threadIdx.x));
       });
