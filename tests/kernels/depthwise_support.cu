@@ -16,7 +16,7 @@ using namespace tiledispatch;
 
 TRAITS(a, kFp16, 8, 8, 3, 1, 1, 8, 2, 2, 2, 2)
 TRAITS(b, kBf16, 32, 32, 5, 2, 2, 1, 2, 8, 8, 8)
-TRAITS(c, kFp32, 32, 32, 9, 1, 4, 16, 4, 4, 4, 4)  // 40x40 halo x 64 channels x 4 bytes: over 227 KB
+TRAITS(c, kFp32, 32, 32, 9, 1, 4, 16, 4, 4, 4, 4)  // 40x40 halo and 81 taps of 64 fp32 channels: over 227 KB
 TRAITS(d, kFp16, 8, 8, 3, 1, 1, 1, 2, 2, 8, 4)    // in_vec 8 wider than the block's 4 channels
 TRAITS_BWD(e, DepthwiseBwdDataInstance, kBwdData, kFp16, 16, 16, 3, 2, 1, 8, 2, 2, 8, 8)
 TRAITS_BWD(f, DepthwiseBwdWeightInstance, kBwdWeight, kBf16, 16, 16, 5, 1, 2, 4, 2, 4, 4, 4)

@@ -25,7 +25,6 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
-#include <cutlass/arch/barrier.h>
 
 #include <cstdint>
 
@@ -571,18 +570,18 @@ struct StageBarriers {
 
   __device__ StageBarriers(uint64_t* at, bool used) : barriers(at) {
     if (used && threadIdx.x == 0) {
-      cutlass::arch::ClusterBarrier::init(&barriers[0], 1);
-      cutlass::arch::ClusterBarrier::init(&barriers[1], 1);
-      cutlass::arch::fence_barrier_init();
+      sm90::mbarrier_init(&barriers[0], 1);
+      sm90::mbarrier_init(&barriers[1], 1);
+      sm90::mbarrier_init_fence();
     }
   }
   // Thread 0: the stage's boxes will bring `bytes`.
   __device__ uint64_t* expect(int buffer, uint32_t bytes) const {
-    cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(&barriers[buffer], bytes);
+    sm90::mbarrier_arrive_expect_tx(&barriers[buffer], bytes);
     return &barriers[buffer];
   }
   __device__ void wait(int buffer) {
-    cutlass::arch::ClusterBarrier::wait(&barriers[buffer], phases >> buffer & 1u);
+    sm90::mbarrier_wait(&barriers[buffer], phases >> buffer & 1u);
     phases ^= 1u << buffer;
   }
 };

@@ -274,6 +274,34 @@ __device__ __forceinline__ void tma_load_im2col(const CUtensorMap* map, uint64_t
         : "memory");
   }
 }
+
+// Transaction mbarriers in plain PTX, for kernels whose headers also compile without CUTLASS (the depthwise
+// stages; tests compile them host-only): init with the expected arrivals, the elected thread's arrival that
+// announces a stage's TMA bytes, and the wait for a phase's completion by its parity.
+__device__ __forceinline__ void mbarrier_init(uint64_t* barrier, uint32_t arrivals) {
+  const uint32_t bar_addr = uint32_t(__cvta_generic_to_shared(barrier));
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar_addr), "r"(arrivals) : "memory");
+}
+// After the initialisations, before the barriers' first use by the async proxy (TMA's complete_tx).
+__device__ __forceinline__ void mbarrier_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint64_t* barrier, uint32_t bytes) {
+  const uint32_t bar_addr = uint32_t(__cvta_generic_to_shared(barrier));
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_addr), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbarrier_wait(uint64_t* barrier, uint32_t parity) {
+  const uint32_t bar_addr = uint32_t(__cvta_generic_to_shared(barrier));
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "WAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT;\n"
+      "}\n" ::"r"(bar_addr),
+      "r"(parity)
+      : "memory");
+}
 #endif
 
 }  // namespace tiledispatch::kernels::sm90
