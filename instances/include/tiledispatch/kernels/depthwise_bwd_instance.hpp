@@ -64,13 +64,8 @@ class DepthwiseBwdDataInstance : public GroupedConvInstance {
       params.C = int(p.C), params.dy_grid = dy.grid, params.dx_grid = dx.grid;
       params.depth = kernels::depth_map(p, true);
       kernels::set_tile_walk<S>(params, dx.grid, p.N * p.input[0], p.C);
-      CUtensorMap halo_map{};
-      params.halo_tma = kernels::encode_pixel_map<typename S::Halo, T>(halo_map, Traits::kDataType, params.dy,
-                                                                       dy.grid, p.C, p.N)
-                            ? 1
-                            : 0;
-      return kernels::launch_tiles<S>(kernels::depthwise::depthwise_bwd_data_kernel<Traits>, params, args.stream,
-                                      halo_map);
+      return kernels::launch_tiles<S>(kernels::depthwise::depthwise_bwd_data_kernel<Traits>, params,
+                                      Traits::kDataType, params.dy, dy.grid, p, args.stream);
     };
     if (kernels::has_unread_inputs(p)) {  // dX pixels that no dY pixel reads: zero, then the residues
       TD_RETURN_IF_CUDA_ERROR(cudaMemsetAsync(args.input, 0, size_t(p.input_elements()) * sizeof(T), args.stream));

@@ -68,28 +68,6 @@ cudaError_t query_residency(Kernel kernel, int threads, int single_smem, int rin
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r->ring, kernel, threads, ring_smem);
 }
 
-// Launches a fwd / bwd_data kernel (depthwise_kernel.cuh, walk_tiles) on `params`, whose slices and tiles are
-// set; its residency is queried once per instance type. Persistent launches fill the GPU once (the blocks of a
-// slice walk its tiles `per_slice` apart); otherwise, and whenever a block gets a single tile, the second stage
-// is neither used nor allocated. Outputs do not depend on the launch (each is computed by one thread).
-template <class S, class P, class... Extra>
-cudaError_t launch_tiles(void (*kernel)(P, Extra...), const P& params, cudaStream_t stream, const Extra&... extra) {
-  static Residency residency;
-  static const cudaError_t queried =
-      query_residency(kernel, S::kThreads, S::kSmemBytes, S::kRingSmemBytes, &residency);
-  TD_RETURN_IF_CUDA_ERROR(queried);
-  int64_t per_slice = params.tiles;
-  const int max_blocks = S::kNDim == 2 ? kPrefetchMaxBlocksPerSm2dTiles : kPrefetchMaxBlocksPerSm;
-  if (residency.prefetch(S::kStages, max_blocks)) {
-    int sms = 0;
-    TD_RETURN_IF_CUDA_ERROR(sm_count(&sms));
-    per_slice = std::clamp<int64_t>(int64_t(residency.ring) * sms / params.slices, 1, params.tiles);
-  }
-  const int smem_bytes = per_slice < params.tiles ? S::kRingSmemBytes : S::kSmemBytes;
-  kernel<<<unsigned(params.slices * per_slice), S::kThreads, smem_bytes, stream>>>(params, extra...);
-  return cudaGetLastError();
-}
-
 // The tensor map through which a kernel stages `Layout`'s pixels by TMA (depthwise_kernel.cuh,
 // tma_load_pixels): the tensor at `base` as (C, W, H, images, 1), a box of the slice's channels, QW columns at
 // a traversal stride of ColStep and kRows rows. Only for layouts made for it (Layout::kTma: 2D, ColStep <= 8)
@@ -111,6 +89,34 @@ bool encode_pixel_map(CUtensorMap& map, DataType dtype, const void* base, const 
                            uint32_t(Layout::kRows), 1, 1};
   const uint32_t traversal[5] = {1, uint32_t(Layout::kColStep), 1, 1, 1};
   return sm90::encode_tma_tiled(map, dtype, base, 5, extents, pitches, box, 0, traversal);
+}
+
+// Launches a fwd / bwd_data kernel (depthwise_kernel.cuh, walk_tiles) on `params`, whose slices and tiles are
+// set; its residency is queried once per instance type. Persistent launches fill the GPU once (the blocks of a
+// slice walk its tiles `per_slice` apart); otherwise, and whenever a block gets a single tile, the second stage
+// is neither used nor allocated. Outputs do not depend on the launch (each is computed by one thread). The kernel
+// stages its halo from `staged` (grid `grid` of C channels, N images) by TMA where encode_pixel_map gives it a
+// map (P::halo_tma), by cp.async otherwise.
+template <class S, class P>
+cudaError_t launch_tiles(void (*kernel)(P, CUtensorMap), P params, DataType dtype, const void* staged,
+                         const depthwise::PixelGrid& grid, const ConvProblem& p, cudaStream_t stream) {
+  static Residency residency;
+  static const cudaError_t queried =
+      query_residency(kernel, S::kThreads, S::kSmemBytes, S::kRingSmemBytes, &residency);
+  TD_RETURN_IF_CUDA_ERROR(queried);
+  int64_t per_slice = params.tiles;
+  const int max_blocks = S::kNDim == 2 ? kPrefetchMaxBlocksPerSm2dTiles : kPrefetchMaxBlocksPerSm;
+  if (residency.prefetch(S::kStages, max_blocks)) {
+    int sms = 0;
+    TD_RETURN_IF_CUDA_ERROR(sm_count(&sms));
+    per_slice = std::clamp<int64_t>(int64_t(residency.ring) * sms / params.slices, 1, params.tiles);
+  }
+  CUtensorMap halo_map{};
+  params.halo_tma =
+      encode_pixel_map<typename S::Halo, typename S::T>(halo_map, dtype, staged, grid, p.C, p.N) ? 1 : 0;
+  const int smem_bytes = per_slice < params.tiles ? S::kRingSmemBytes : S::kSmemBytes;
+  kernel<<<unsigned(params.slices * per_slice), S::kThreads, smem_bytes, stream>>>(params, halo_map);
+  return cudaGetLastError();
 }
 
 // Dilation (docs/depthwise.md, "Dilation"). Along an axis of dilation d, stride s dividing d and left pad d x the
@@ -343,13 +349,8 @@ class DepthwiseInstance : public GroupedConvInstance {
       params.C = int(p.C), params.in = in.grid, params.out = out.grid;
       params.depth = kernels::depth_map(p, false);
       kernels::set_tile_walk<S>(params, out.grid, p.N * o[0], p.C);
-      CUtensorMap halo_map{};
-      params.halo_tma = kernels::encode_pixel_map<typename S::Halo, T>(halo_map, Traits::kDataType, params.input,
-                                                                       in.grid, p.C, p.N)
-                            ? 1
-                            : 0;
-      return kernels::launch_tiles<S>(kernels::depthwise::depthwise_fwd_kernel<Traits>, params, args.stream,
-                                      halo_map);
+      return kernels::launch_tiles<S>(kernels::depthwise::depthwise_fwd_kernel<Traits>, params, Traits::kDataType,
+                                      params.input, in.grid, p, args.stream);
     };
     return kernels::for_each_residue(p, kernels::Walked::kOutput, launch);
   }
