@@ -17,9 +17,9 @@
 //
 // Shared-memory columns are interleaved (column x sits at (x % ColStep) * QW + x / ColStep, ColStep = SubW*StrideW)
 // so that the threads of a row, whose sub-tiles start ColStep input columns apart, read consecutive positions:
-// no bank conflicts between neighbouring threads at any stride. The 2D forward halo keeps each column residue
-// x % ColStep as a block of its own (InH rows of QW positions, 128-byte aligned): the box one TMA load with a
-// traversal stride of ColStep along W writes (PixelLayout, tma_load_pixels).
+// no bank conflicts between neighbouring threads at any stride. A 2D halo keeps each column residue x % ColStep
+// as a block of its own (InH rows of QW positions, 128-byte aligned): the box one TMA load with a traversal
+// stride of ColStep along W writes (PixelLayout, tma_load_pixels); the backward kernels stage theirs alike.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -503,7 +503,7 @@ __device__ __forceinline__ void stage_slices(typename S::T* dst, const DepthMap&
   }
 }
 
-// The block's dynamic shared memory; 128-byte aligned for the TMA boxes of the forward halo.
+// The block's dynamic shared memory; 128-byte aligned for the halos' TMA boxes.
 __device__ __forceinline__ unsigned char* dynamic_smem() {
   extern __shared__ __align__(128) unsigned char smem[];
   return smem;
