@@ -396,7 +396,7 @@ struct WarpBand {
                                   kWidth * S::kNBatch * kAccessBytes >= 128;
 };
 template <class S>
-__device__ __forceinline__ ThreadPlace thread_place(int tid) {
+__host__ __device__ __forceinline__ ThreadPlace thread_place(int tid) {
   using B = WarpBand<S>;
   const int group = tid % S::kNBatch, spatial = tid / S::kNBatch;
   if constexpr (!B::kBanded) {
