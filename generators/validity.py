@@ -34,12 +34,12 @@ EPILOGUE_ROW_PAD = 4
 """fp32 elements padding each row of the shared accumulator tile (spreads its rows over the banks)."""
 SMEM_ALIGN = 16
 TMA_BOX_ALIGN = 128
-"""Shared-memory alignment of a TMA box's destination (the depthwise forward halo's column residues)."""
+"""Shared-memory alignment of a TMA box's destination (the depthwise halos' column residues)."""
 TMA_MAX_TRAVERSAL = 8
 """TMA's largest traversal stride; TMA_MAX_BOX its largest box side."""
 TMA_MAX_BOX = 256
 DEPTHWISE_BARRIER_BYTES = 16
-"""The depthwise forward kernel's two stage mbarriers (its TMA halo)."""
+"""The depthwise kernels' two stage mbarriers (their TMA halos)."""
 WARP_SIZE = 32
 """Lanes of a warp on every NVIDIA arch (``ArchSpec.warp_size``); the depthwise bwd_weight shuffles use it."""
 

@@ -296,10 +296,7 @@ __global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads)
       [&](T* s_dy, int buffer, const TilePlace& t, int ih0, int iw0, int c0) {
         const int y0 = ih0 / S::kStrideH + S::kLoH, x0 = iw0 / S::kStrideW + S::kLoW;
         if (by_tma) {
-          if (threadIdx.x == 0) {
-            uint64_t* barrier = stages.expect(buffer, S::kColStep * Halo::kBoxBytes);
-            tma_load_pixels<Halo>(&halo_map, barrier, s_dy, c0, x0, y0, t.n);
-          }
+          stages.load<Halo>(buffer, &halo_map, s_dy, c0, x0, y0, t.n);
           return;
         }
         stage_slices<S>(s_dy, p.depth, t, [&](T* slice, int image) {
@@ -399,8 +396,7 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
         const int y0 = oh0 * SH - S::kPadH, x0 = ow0 * SW - S::kPadW;
         if (by_tma) {
           if (tid == 0) {
-            uint64_t* barrier =
-                stages.expect(buffer, S::kColStep * XHalo::kBoxBytes + S::kSubW * DyTile::kBoxBytes);
+            uint64_t* barrier = stages.expect(buffer, XHalo::kStageBytes + DyTile::kStageBytes);
             tma_load_pixels<XHalo>(&x_map, barrier, s_x(buffer), c0, x0, y0, x_slice);
             tma_load_pixels<DyTile>(&dy_map, barrier, s_dy(buffer), c0, ow0, oh0, image);
           }

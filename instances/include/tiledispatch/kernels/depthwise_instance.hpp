@@ -73,10 +73,10 @@ cudaError_t query_residency(Kernel kernel, int threads, int single_smem, int rin
 // a traversal stride of ColStep and kRows rows. Only for layouts made for it (Layout::kTma: 2D, ColStep <= 8)
 // on whole tensors (a dilated residue's grid is strided) whose pixel pitch and base keep TMA's 16-byte
 // alignment; false (cp.async staging) otherwise or where the driver refuses the map.
-template <class Layout, class T>
+template <class Layout>
 bool encode_pixel_map(CUtensorMap& map, DataType dtype, const void* base, const depthwise::PixelGrid& grid,
                       int64_t channels, int64_t images) {
-  const uint64_t pixel_bytes = uint64_t(channels) * sizeof(T);
+  const uint64_t pixel_bytes = uint64_t(channels) * uint64_t(element_bytes(dtype));
   if (!Layout::kTma || grid.dh != 1 || grid.dw != 1 || pixel_bytes % 16 != 0 ||
       reinterpret_cast<uintptr_t>(base) % 16 != 0) {
     return false;
@@ -113,7 +113,7 @@ cudaError_t launch_tiles(void (*kernel)(P, CUtensorMap), P params, DataType dtyp
   }
   CUtensorMap halo_map{};
   params.halo_tma =
-      encode_pixel_map<typename S::Halo, typename S::T>(halo_map, dtype, staged, grid, p.C, p.N) ? 1 : 0;
+      encode_pixel_map<typename S::Halo>(halo_map, dtype, staged, grid, p.C, p.N) ? 1 : 0;
   const int smem_bytes = per_slice < params.tiles ? S::kRingSmemBytes : S::kSmemBytes;
   kernel<<<unsigned(params.slices * per_slice), S::kThreads, smem_bytes, stream>>>(params, halo_map);
   return cudaGetLastError();

@@ -99,6 +99,7 @@ struct PixelLayout {
   static constexpr int kBytes =
       kTma ? ColStep * kResiduePitch * int(sizeof(T)) : align16(Rows * kRowPitch * int(sizeof(T)));
   static constexpr uint32_t kBoxBytes = uint32_t(Rows * QW * CB * int(sizeof(T)));  // one residue's TMA box
+  static constexpr uint32_t kStageBytes = ColStep * kBoxBytes;  // a stage: every residue's box
   // Element offset of position q of residue r in row y.
   __host__ __device__ static constexpr int at(int y, int r, int q) {
     return y * kRowPitch + r * kResiduePitch + q * CB;
@@ -580,6 +581,11 @@ struct StageBarriers {
     sm90::mbarrier_arrive_expect_tx(&barriers[buffer], bytes);
     return &barriers[buffer];
   }
+  // A stage of one `Layout` halo from `map` (tma_load_pixels), issued by thread 0.
+  template <class Layout, class T>
+  __device__ void load(int buffer, const CUtensorMap* map, T* halo, int c0, int x0, int y0, int image) const {
+    if (threadIdx.x == 0) tma_load_pixels<Layout>(map, expect(buffer, Layout::kStageBytes), halo, c0, x0, y0, image);
+  }
   __device__ void wait(int buffer) {
     sm90::mbarrier_wait(&barriers[buffer], phases >> buffer & 1u);
     phases ^= 1u << buffer;
@@ -599,10 +605,7 @@ __global__ void __launch_bounds__(Shape<Traits>::kThreads)
       [&](T* s_in, int buffer, const TilePlace& t, int oh0, int ow0, int c0) {
         const int y0 = oh0 * S::kStrideH - S::kPadH, x0 = ow0 * S::kStrideW - S::kPadW;
         if (by_tma) {
-          if (threadIdx.x == 0) {
-            uint64_t* barrier = stages.expect(buffer, S::kColStep * Halo::kBoxBytes);
-            tma_load_pixels<Halo>(&halo_map, barrier, s_in, c0, x0, y0, t.n);
-          }
+          stages.load<Halo>(buffer, &halo_map, s_in, c0, x0, y0, t.n);
           return;
         }
         stage_slices<S>(s_in, p.depth, t, [&](T* slice, int image) {
