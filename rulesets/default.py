@@ -211,16 +211,28 @@ DEFAULT_PIPELINES = {
 # 28.6 against 37.2 on ConvNeXt's C=192 28^2 for 16x32 nb4); 8x16 nb4 sub1x4 vec 8 stays the fastest at 14^2
 # and at stride 2. fp32 7x7 takes 8x32 nb8 sub1x8 vec 2 (92 us on C=128 56^2, 2.8x cuDNN; 228-243 registers,
 # no spill), the fastest fp32 shape of that sweep (its vec-4 shapes took 136-2,100 us).
+# Session 50's sweep of tiles 28 and 56 wide (H200, docs/performance.md "Session 50"): 56 and 28 pixels are
+# whole tiles of 28 columns where 16 and 32 leave a part-empty one; 7 rows tile the 28^2 outputs of stride 2.
+# 8x28 nb4 sub1x4 at stride 1 (C=144 and 192 56^2: +5-7 % in 16 bits, +7-11 % in fp32; C=240 28^2 +15 %),
+# 7x28 nb4 sub1x4 at stride 2 (+3-8 %), 8x56 nb4 sub1x8 vec 4 for 16-bit 7x7 (C=128 56^2 +5 %).
 _FWD_16BIT = (
     (DepthwiseShape(8, 16, 4, 2, 4, 8), (3, 5)),
     (DepthwiseShape(8, 16, 4, 1, 4, 8), (3, 5, 7)),
     (DepthwiseShape(16, 32, 4, 2, 8, 8), (5,)),
     (DepthwiseShape(8, 32, 4, 1, 8, 4), (7,)),
     (DepthwiseShape(16, 32, 4, 1, 8, 4), (7,)),
+    (DepthwiseShape(8, 28, 4, 1, 4, 8), (3, 5, 7)),
+    (DepthwiseShape(7, 28, 4, 1, 4, 8), (3, 5)),
+    (DepthwiseShape(8, 56, 4, 1, 8, 4), (7,)),
 )
 _ALL_FILTERS = space.DEPTHWISE_BWD_FILTERS
 _VEC4 = DepthwiseShape(16, 16, 4, 2, 4, 4)  # fp32 in every direction, 16-bit bwd_weight and 7x7 bwd_data
-_FWD_FP32 = ((_VEC4, space.DEPTHWISE_FILTERS), (DepthwiseShape(8, 32, 8, 1, 8, 2), (7,)))
+_FWD_FP32 = (
+    (_VEC4, space.DEPTHWISE_FILTERS),
+    (DepthwiseShape(8, 32, 8, 1, 8, 2), (7,)),
+    (DepthwiseShape(8, 28, 4, 1, 4, 4), (3,)),
+    (DepthwiseShape(7, 28, 4, 1, 4, 4), (3, 5)),
+)
 # Backward, 16-bit (docs/performance.md, "Depthwise backward shapes"; H100, fp16): bwd_data 16x32 nb4 sub2x4
 # beside 16x16 nb8 sub2x2 for 3x3 and 5x5 (1.4-2.4x faster; it spills 112 B at 7x7 stride 1), bwd_weight vec 8
 # beside vec 4 for 3x3 (1.05-1.3x faster; 5x5 and 7x7 spill at vec 8). Session 16's sweep adds, for 3x3
@@ -232,30 +244,40 @@ _FWD_FP32 = ((_VEC4, space.DEPTHWISE_FILTERS), (DepthwiseShape(8, 32, 8, 1, 8, 2
 # "Session 48") adds 16x32 nb4 sub2x8 vec 4 for 5x5 and 7x7 (dw7x7_s1_c128_56 71.7 against 142 us on 16x16 nb8
 # sub2x2 vec 8, 7x7 stride 2 2.7x, depthwise_5x5_s2 1.29x) and 16x16 nb4 sub2x4 vec 4 for 7x7 (the fastest at
 # 14^2: 21.6 against 40.5 us); 16x32 nb4 sub2x4 vec 8 compiles at 7x7 there without spilling but is second.
+# Session 50's sweep of 28- and 56-wide tiles (H200, fp16 and fp32): bwd_data 8x28 nb4 sub2x4 vec 8 for 3x3 and
+# 5x5 (+1-3 %), 16x28 for 3x3 stride 2 (+3 %), 8x56 nb4 sub2x8 vec 4 for 5x5 and 7x7 (7x7 C=96/128 56^2
+# +8-16 %, depthwise_5x5_s2 +6 %); bwd_weight 16x28 nb4 sub2x4 vec 8 for 3x3 (+1-2 %) and vec 4 for 5x5 and 7x7
+# (+1-3 %, 7x7 stride 2 +40 %); fp32 16x28 nb4 sub2x4 vec 4 in both backward directions (7x7 +4-12 %).
 _BWD_DATA_16BIT = (
     (DepthwiseShape(16, 32, 4, 2, 4, 8), (3, 5)),
     (DepthwiseShape(16, 16, 8, 2, 2, 8), _ALL_FILTERS),
     (DepthwiseShape(16, 16, 8, 2, 4, 8), (3,)),
     (DepthwiseShape(8, 32, 4, 2, 4, 8), (3,)),
     (DepthwiseShape(16, 32, 4, 2, 8, 4), (5, 7)),
+    (DepthwiseShape(8, 28, 4, 2, 4, 8), (3, 5)),
+    (DepthwiseShape(16, 28, 4, 2, 4, 8), (3,)),
+    (DepthwiseShape(8, 56, 4, 2, 8, 4), (5, 7)),
     (_VEC4, (7,)),
 )
 _BWD_WEIGHT_16BIT = (
     (DepthwiseShape(16, 16, 4, 2, 4, 8), (3,)),
     (DepthwiseShape(16, 32, 4, 2, 4, 8), (3,)),
+    (DepthwiseShape(16, 28, 4, 2, 4, 8), (3,)),
+    (DepthwiseShape(16, 28, 4, 2, 4, 4), (5, 7)),
     (_VEC4, _ALL_FILTERS),
     (DepthwiseShape(16, 16, 4, 1, 4, 4), (5,)),
 )
+_BWD_FP32 = ((_VEC4, _ALL_FILTERS), (DepthwiseShape(16, 28, 4, 2, 4, 4), _ALL_FILTERS))
 DEFAULT_DEPTHWISE: dict[tuple[Direction, DataType], tuple[tuple[DepthwiseShape, tuple[int, ...]], ...]] = {
     (Direction.FWD, DataType.FP16): _FWD_16BIT,
     (Direction.FWD, DataType.BF16): _FWD_16BIT,
     (Direction.FWD, DataType.FP32): _FWD_FP32,
     (Direction.BWD_DATA, DataType.FP16): _BWD_DATA_16BIT,
     (Direction.BWD_DATA, DataType.BF16): _BWD_DATA_16BIT,
-    (Direction.BWD_DATA, DataType.FP32): ((_VEC4, _ALL_FILTERS),),
+    (Direction.BWD_DATA, DataType.FP32): _BWD_FP32,
     (Direction.BWD_WEIGHT, DataType.FP16): _BWD_WEIGHT_16BIT,
     (Direction.BWD_WEIGHT, DataType.BF16): _BWD_WEIGHT_16BIT,
-    (Direction.BWD_WEIGHT, DataType.FP32): ((_VEC4, _ALL_FILTERS),),
+    (Direction.BWD_WEIGHT, DataType.FP32): _BWD_FP32,
 }
 # 3D depthwise (cubic filter; the fields describe the H x W plane, the depth axis is walked at run time;
 # docs/depthwise.md, "3D"), filters 3, 5 and 7 x strides 1 and 2 per shape. The channel slices are smaller

@@ -200,8 +200,8 @@ def test_default_3d_covers_the_video_depthwise_table(direction: Direction, dtype
 
 # Configurations added to `default` since the digests were taken (session 31: bwd_weight 16x32 nb4 sub2x4
 # vec 8 for 3x3, docs/performance.md "Session 31"; session 47: fwd 7x7 on 8x32 / 16x32 nb4 sub1x8 vec 4 in
-# 16 bits and 8x32 nb8 sub1x8 vec 2 in fp32, "Session 47"): the digest is taken without them, and each must be
-# there.
+# 16 bits and 8x32 nb8 sub1x8 vec 2 in fp32, "Session 47"; session 50: tiles 28 and 56 wide, "Session 50"):
+# the digest is taken without them, and each must be there.
 ADDED_SINCE = {
     "default": tuple(
         f"grouped_conv_bwd_weight_depthwise_{dtype}_ngchw_2d_16x32_f3_s{s}x{s}_p1x1_nb4_sub2x4_vec8_8"
@@ -224,6 +224,26 @@ ADDED_SINCE = {
             ("16x32", (5, 7), "nb4_sub2x8_vec4_4"),
             ("16x16", (7,), "nb4_sub2x4_vec4_4"),
         )
+        for f in filters
+        for s in (1, 2)
+    )
+    + tuple(
+        f"grouped_conv_{direction}_depthwise_{dtype}_ngchw_2d_{shape}_f{f}_s{s}x{s}_p{f // 2}x{f // 2}_{sub}"
+        for direction, dtypes, shape, filters, sub in (
+            ("fwd", ("fp16", "bf16"), "8x28", (3, 5, 7), "nb4_sub1x4_vec8_8"),
+            ("fwd", ("fp16", "bf16"), "7x28", (3, 5), "nb4_sub1x4_vec8_8"),
+            ("fwd", ("fp16", "bf16"), "8x56", (7,), "nb4_sub1x8_vec4_4"),
+            ("fwd", ("fp32",), "8x28", (3,), "nb4_sub1x4_vec4_4"),
+            ("fwd", ("fp32",), "7x28", (3, 5), "nb4_sub1x4_vec4_4"),
+            ("bwd_data", ("fp16", "bf16"), "8x28", (3, 5), "nb4_sub2x4_vec8_8"),
+            ("bwd_data", ("fp16", "bf16"), "16x28", (3,), "nb4_sub2x4_vec8_8"),
+            ("bwd_data", ("fp16", "bf16"), "8x56", (5, 7), "nb4_sub2x8_vec4_4"),
+            ("bwd_data", ("fp32",), "16x28", (3, 5, 7), "nb4_sub2x4_vec4_4"),
+            ("bwd_weight", ("fp16", "bf16"), "16x28", (3,), "nb4_sub2x4_vec8_8"),
+            ("bwd_weight", ("fp16", "bf16"), "16x28", (5, 7), "nb4_sub2x4_vec4_4"),
+            ("bwd_weight", ("fp32",), "16x28", (3, 5, 7), "nb4_sub2x4_vec4_4"),
+        )
+        for dtype in dtypes
         for f in filters
         for s in (1, 2)
     ),
