@@ -16,10 +16,10 @@ them merged groups that run the direct merged-group kernel where gm x K/G = tile
 kernel faster, one of them gm 32 for C/G = 2 (``DIRECT_BWD_WEIGHT_TILES``; fp32 bwd_weight has these five
 alone, with 64-pixel chains, and gm 2 for C/G = 32, ``FP32_DIRECT_BWD_WEIGHT_TILES``), and one gm-2 tile whose
 merged groups come by TMA in 128-byte rows (``MERGED_TMA_BWD_WEIGHT_TILES``). Every direction adds its
-depthwise direct kernels. 2D: filters 3, 5 and 7 x strides 1 and 2 on the shapes of ``DEFAULT_DEPTHWISE`` (one
-per direction and dtype, fp32 forward two, four to six for 16-bit types; some shapes serve only some
-filters): six per request for fp32, sixteen (16-bit fwd), twenty (16-bit bwd_data) and twelve (16-bit
-bwd_weight) for fp16 and bf16. 3D (cubic filter, docs/depthwise.md "3D"): filters 3, 5 and 7 x strides 1 and 2
+depthwise direct kernels. 2D: filters 3, 5 and 7 x strides 1 and 2 on the shapes of ``DEFAULT_DEPTHWISE`` (two
+per backward direction in fp32, four in fp32 forward, six to nine for 16-bit types; some shapes serve only
+some filters): twelve per request for fp32, and for fp16 and bf16 twenty-eight (fwd), thirty (bwd_data) and
+eighteen (bwd_weight). 3D (cubic filter, docs/depthwise.md "3D"): filters 3, 5 and 7 x strides 1 and 2
 on the shapes of ``DEFAULT_DEPTHWISE_3D``: in 16-bit types fwd 8x32 nb2 sub1x4 vec 8 and bwd_data 8x32 nb2
 sub2x4 vec 8, each with the 8x16 nb4 vec-4 shape of its sub-tile for 3x3 (channel counts that are multiples of
 4), and bwd_weight 16x16 nb4 sub2x4 vec 8 for 3x3 beside vec 4 for 3/5/7; in fp32 fwd 8x16 nb4 sub1x4 vec 4,
