@@ -244,10 +244,10 @@ _FWD_FP32 = (
 # "Session 48") adds 16x32 nb4 sub2x8 vec 4 for 5x5 and 7x7 (dw7x7_s1_c128_56 71.7 against 142 us on 16x16 nb8
 # sub2x2 vec 8, 7x7 stride 2 2.7x, depthwise_5x5_s2 1.29x) and 16x16 nb4 sub2x4 vec 4 for 7x7 (the fastest at
 # 14^2: 21.6 against 40.5 us); 16x32 nb4 sub2x4 vec 8 compiles at 7x7 there without spilling but is second.
-# Session 50's sweep of 28- and 56-wide tiles (H200, fp16 and fp32): bwd_data 8x28 nb4 sub2x4 vec 8 for 3x3 and
-# 5x5 (+1-3 %), 16x28 for 3x3 stride 2 (+3 %), 8x56 nb4 sub2x8 vec 4 for 5x5 and 7x7 (7x7 C=96/128 56^2
-# +8-16 %, depthwise_5x5_s2 +6 %); bwd_weight 16x28 nb4 sub2x4 vec 8 for 3x3 (+1-2 %) and vec 4 for 5x5 and 7x7
-# (+1-3 %, 7x7 stride 2 +40 %); fp32 16x28 nb4 sub2x4 vec 4 in both backward directions (7x7 +4-12 %).
+# Session 50's sweep of 28- and 56-wide tiles (H200, fp16 and fp32): bwd_data 8x28 nb4 sub2x4 vec 8 for 3x3
+# and 5x5 (+1-3 %), 16x28 for 3x3 stride 2 (+3 %), 8x56 nb4 sub2x8 vec 4 for 5x5 and 7x7 (7x7 C=96/128 56^2
+# +8-16 %, depthwise_5x5_s2 +6 %); bwd_weight 16x28 nb4 sub2x4 vec 8 for 3x3 (+1-2 %) and vec 4 for 5x5 and
+# 7x7 (+1-3 %, 7x7 stride 2 +40 %); fp32 16x28 nb4 sub2x4 vec 4 in both backward directions (7x7 +4-12 %).
 _BWD_DATA_16BIT = (
     (DepthwiseShape(16, 32, 4, 2, 4, 8), (3, 5)),
     (DepthwiseShape(16, 16, 8, 2, 2, 8), _ALL_FILTERS),
