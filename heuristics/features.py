@@ -106,6 +106,11 @@ FEATURE_NAMES: tuple[str, ...] = (
     "accumulators_per_thread",
     "merged_group_pairing",
     "bwd_data_zero_fraction",
+    "dw_tile_h",
+    "dw_tile_w",
+    "dw_waste_h",
+    "dw_waste_w",
+    "dw_slice_waste",
 )
 _PAIRING_FACTORS = (1, 2, 4)
 _FP32_DIRECT_WIDTHS = (2, 4, 8, 16, 32)
@@ -165,6 +170,36 @@ def bwd_data_zero_fraction(problem: ConvProblem, direction: Direction) -> float:
     ):
         reached *= float(min(filt, stride // math.gcd(dilation, stride))) / float(stride)
     return 1.0 - reached
+
+
+def depthwise_waste(
+    problem: ConvProblem, direction: Direction, kernel: KernelTraits
+) -> tuple[float, float, float]:
+    """A depthwise kernel's share of idle tile rows, tile columns and slice channels on `problem`: its tiles
+    cover the tensor its blocks own (fwd and bwd_weight the output, bwd_data the input), one H x W plane at
+    a time, in tile_h x tile_w pixels, and the channels in slices of nbatch x out_vec (a 56-wide layer in
+    16-wide tiles: 1 - 56 / 64 along W). A dilated axis runs as residues (docs/depthwise.md, "Dilation"):
+    every d / s-th output or d-th input, whose largest residue the tiles cover. (0, 0, 0) for the implicit
+    GEMM."""
+    if not kernel.depthwise:
+        return 0.0, 0.0, 0.0
+    _, ho, wo = problem.output_spatial
+    owns_input = direction is Direction.BWD_DATA
+    height, width = (problem.Hi, problem.Wi) if owns_input else (ho, wo)
+
+    def residue(size: int, stride: int, dilation: int) -> int:
+        if dilation == 1:
+            return size
+        return _ceil_div(size, dilation if owns_input else max(1, dilation // stride))
+
+    def waste(size: int, step: int) -> float:
+        return 1.0 - float(size) / float(_ceil_div(size, step) * step)
+
+    return (
+        waste(residue(height, problem.stride_h, problem.dilation_h), kernel.dw_tile_h),
+        waste(residue(width, problem.stride_w, problem.dilation_w), kernel.dw_tile_w),
+        waste(problem.C, kernel.dw_slice_channels),
+    )
 
 
 def feature_vector(
@@ -280,5 +315,8 @@ def feature_vector(
         kernel.tile_m * kernel.tile_n / kernel.block_threads,
         merged_group_pairing(problem, d, t, kernel),
         bwd_data_zero_fraction(problem, d),
+        kernel.dw_tile_h,
+        kernel.dw_tile_w,
+        *depthwise_waste(problem, d, kernel),
     ]
     return [float(v) for v in values]

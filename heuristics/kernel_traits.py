@@ -2,7 +2,9 @@
 
 The name round-trips to exactly one configuration (DESIGN decision 4), so it is the key both here and in the
 C++ evaluator (``selection/kernel_traits.hpp`` parses the same grammar). Depthwise kernels map onto the same
-fields: one output tile of ``tile_h x tile_w x nbatch`` pixels is ``tile_m``, the filter window is ``tile_k``.
+fields: one output tile of ``tile_h x tile_w x nbatch`` pixels is ``tile_m``, the filter window is ``tile_k``;
+their tile's height and width and its channel slice (``nbatch x out_vec``) are kept apart too (0 for the
+implicit GEMM), for the features of how the tiles and slices cover a layer.
 A 3D depthwise kernel (``_ngchw_3d_``) has the same traits as its 2D twin: its fields describe the H x W plane
 (``tile_k`` the F x F window of one depth tap) and the problem's features carry the depth.
 """
@@ -48,6 +50,9 @@ class KernelTraits(BaseModel):
     streamk: bool
     streamk_persistent: bool
     split_image: bool
+    dw_tile_h: int = 0  # depthwise: the tile's pixels along H and W, and its channel slice
+    dw_tile_w: int = 0
+    dw_slice_channels: int = 0
 
     @property
     def block_threads(self) -> int:
@@ -83,6 +88,9 @@ def kernel_traits(name: str) -> KernelTraits:
             streamk=False,
             streamk_persistent=False,
             split_image=False,
+            dw_tile_h=config.tile_h,
+            dw_tile_w=config.tile_w,
+            dw_slice_channels=config.nbatch * config.out_vec,
         )
     return KernelTraits(
         depthwise=False,

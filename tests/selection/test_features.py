@@ -153,3 +153,47 @@ def test_bwd_data_zero_fraction_by_hand(filt, stride, dilation, zero):
     name = FWD_128.replace("fwd", "bwd_data")
     assert features(p, "bwd_data", "fp16", name)["bwd_data_zero_fraction"] == pytest.approx(zero)
     assert features(p, "fwd", "fp16", FWD_128)["bwd_data_zero_fraction"] == 0
+
+
+def _depthwise_name(direction: str, shape: str, stride: int) -> str:
+    return f"grouped_conv_{direction}_depthwise_fp16_ngchw_2d_{shape}_f3_s{stride}x{stride}_p1x1_{{}}_vec8_8"
+
+
+@pytest.mark.parametrize(
+    ("direction", "shape", "sub", "stride", "waste"),
+    [
+        # MobileNetV2 C = 144 at 56^2: 16-wide tiles leave 8 of 64 columns idle, 32-channel slices 16 of 160.
+        ("fwd", "8x16", "nb4_sub1x4", 1, (0.0, 1 - 56 / 64, 1 - 144 / 160)),
+        ("fwd", "8x28", "nb4_sub1x4", 1, (0.0, 0.0, 1 - 144 / 160)),
+        # Stride 2: the forward tiles cover the 28^2 output; bwd_data's the 56^2 input (dX), bwd_weight's dY.
+        ("fwd", "8x16", "nb4_sub1x4", 2, (1 - 28 / 32, 1 - 28 / 32, 1 - 144 / 160)),
+        ("fwd", "7x28", "nb4_sub1x4", 2, (0.0, 0.0, 1 - 144 / 160)),
+        ("bwd_data", "16x32", "nb4_sub2x4", 2, (1 - 56 / 64, 1 - 56 / 64, 1 - 144 / 160)),
+        ("bwd_weight", "16x28", "nb2_sub2x4", 2, (1 - 28 / 32, 0.0, 0.0)),
+    ],
+)
+def test_depthwise_waste_by_hand(direction, shape, sub, stride, waste):
+    p = ConvProblem(N=32, C=144, K=144, G=144, Hi=56, Wi=56, Y=3, X=3, stride_h=stride, stride_w=stride,
+                    pad_h=1, pad_w=1)  # fmt: skip
+    f = features(p, direction, "fp16", _depthwise_name(direction, shape, stride).format(sub))
+    tile_h, tile_w = (int(v) for v in shape.split("x"))
+    assert (f["dw_tile_h"], f["dw_tile_w"]) == (tile_h, tile_w)
+    assert (f["dw_waste_h"], f["dw_waste_w"], f["dw_slice_waste"]) == pytest.approx(waste)
+
+
+def test_depthwise_waste_is_zero_for_the_implicit_gemm():
+    p = ConvProblem(N=8, C=144, K=144, Hi=56, Wi=56, Y=3, X=3, pad_h=1, pad_w=1)
+    f = features(p, "fwd", "fp16", FWD_128)
+    assert [f[n] for n in ("dw_tile_h", "dw_tile_w", "dw_waste_h", "dw_waste_w", "dw_slice_waste")] == [0] * 5
+
+
+def test_depthwise_waste_of_a_dilated_layer_is_its_residues():
+    """Dilation d runs as residues (every d-th output at stride 1): DeepLab's 33^2 at d = 2 as planes of at
+    most 17 x 17, so 8x16 tiles leave 1 - 17 / 24 of the rows and 1 - 17 / 32 of the columns idle."""
+    p = ConvProblem(N=8, C=576, K=576, G=576, Hi=33, Wi=33, Y=3, X=3, pad_h=2, pad_w=2, dilation_h=2,
+                    dilation_w=2)  # fmt: skip
+    for direction in ("fwd", "bwd_data", "bwd_weight"):
+        f = features(p, direction, "fp16", _depthwise_name(direction, "8x16", 1).format("nb4_sub2x4"))
+        assert (f["dw_waste_h"], f["dw_waste_w"], f["dw_slice_waste"]) == pytest.approx(
+            (1 - 17 / 24, 1 - 17 / 32, 0)
+        )

@@ -21,7 +21,7 @@ namespace tiledispatch::selection {
 // H100 SXM; the wave-quantisation features assume it, as the Python side does.
 constexpr int64_t kSmCount = 132;
 
-constexpr std::array<std::string_view, 86> kFeatureNames = {
+constexpr std::array<std::string_view, 91> kFeatureNames = {
     // problem
     "N", "C", "K", "G", "c_per_group", "k_per_group", "Di", "Hi", "Wi", "Z", "Y", "X", "stride_h", "stride_w",
     "stride_d", "pad_h", "pad_w", "pad_d", "dilation_h", "dilation_w", "Do", "Ho", "Wo", "ndim", "is_1x1", "is_3x3",
@@ -36,7 +36,8 @@ constexpr std::array<std::string_view, 86> kFeatureNames = {
     // interaction
     "tiles_m", "tiles_n", "k_iterations", "log2_blocks", "waves", "wave_efficiency", "waste_m", "waste_n", "waste_k",
     "tile_utilisation", "vector_a_fits", "vector_c_fits", "k_iterations_per_split", "accumulators_per_thread",
-    "merged_group_pairing", "bwd_data_zero_fraction"};
+    "merged_group_pairing", "bwd_data_zero_fraction", "dw_tile_h", "dw_tile_w", "dw_waste_h", "dw_waste_w",
+    "dw_slice_waste"};
 
 using FeatureVector = std::array<double, kFeatureNames.size()>;
 
@@ -87,6 +88,26 @@ inline double bwd_data_zero_fraction(const ConvProblem& p, ConvDirection directi
   return 1.0 - reached;
 }
 
+// A depthwise kernel's share of idle tile rows, tile columns and slice channels on `p` (the tensor its blocks
+// own: fwd and bwd_weight the output, bwd_data the input, one H x W plane at a time; a dilated axis's largest
+// residue, every d / s-th output or d-th input); zeros for the implicit GEMM.
+inline std::array<double, 3> depthwise_waste(const ConvProblem& p, ConvDirection direction,
+                                             const KernelTraits& kernel) {
+  if (!kernel.depthwise) return {0.0, 0.0, 0.0};
+  const auto out = p.output();
+  const bool input = direction == ConvDirection::kBwdData;
+  const auto residue = [&](int axis) {
+    const int64_t size = input ? p.input[axis] : out[axis], d = p.dilation[axis];
+    if (d == 1) return size;
+    return detail::ceil_div(size, input ? d : std::max<int64_t>(1, d / p.stride[axis]));
+  };
+  const auto waste = [](int64_t size, int64_t step) {
+    return 1.0 - static_cast<double>(size) / static_cast<double>(detail::ceil_div(size, step) * step);
+  };
+  return {waste(residue(1), kernel.dw_tile_h), waste(residue(2), kernel.dw_tile_w),
+          waste(p.C, kernel.dw_slice_channels)};
+}
+
 inline FeatureVector compute_features(const ConvProblem& p, ConvDirection direction, DataType dtype,
                                       const KernelTraits& kernel, int64_t split_k) {
   using detail::ceil_div;
@@ -109,6 +130,7 @@ inline FeatureVector compute_features(const ConvProblem& p, ConvDirection direct
   const double waste_k = 1.0 - static_cast<double>(g.k) / static_cast<double>(k_iterations * kernel.tile_k);
   const int64_t smem = (kernel.tile_m + kernel.tile_n) * kernel.tile_k * elem * (kernel.double_smem_buffer ? 2 : 1);
   const auto d = [](auto v) { return static_cast<double>(v); };
+  const auto dw = depthwise_waste(p, direction, kernel);
   return FeatureVector{
       d(p.N), d(p.C), d(p.K), d(p.G), d(cg), d(kg), d(p.input[0]), d(p.input[1]), d(p.input[2]), d(p.filter[0]),
       d(p.filter[1]), d(p.filter[2]), d(p.stride[1]), d(p.stride[2]), d(p.stride[0]), d(p.left_pad[1]),
@@ -130,7 +152,8 @@ inline FeatureVector compute_features(const ConvProblem& p, ConvDirection direct
       waste_m, waste_n, waste_k, (1.0 - waste_m) * (1.0 - waste_n) * (1.0 - waste_k),
       d(a_dim % kernel.vector_a == 0), d(c_dim % kernel.vector_c == 0),
       d(ceil_div(k_iterations, split_k)), d(kernel.tile_m * kernel.tile_n) / d(kernel.block_threads()),
-      d(merged_group_pairing(p, direction, dtype, kernel)), bwd_data_zero_fraction(p, direction)};
+      d(merged_group_pairing(p, direction, dtype, kernel)), bwd_data_zero_fraction(p, direction),
+      d(kernel.dw_tile_h), d(kernel.dw_tile_w), dw[0], dw[1], dw[2]};
 }
 
 }  // namespace tiledispatch::selection

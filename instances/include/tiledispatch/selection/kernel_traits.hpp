@@ -30,6 +30,7 @@ struct KernelTraits {
   bool streamk = false;
   bool streamk_persistent = false;
   bool split_image = false;
+  int64_t dw_tile_h = 0, dw_tile_w = 0, dw_slice_channels = 0;  // depthwise: tile pixels along H, W; channel slice
 
   int64_t block_threads() const { return 64 * wave_m * wave_n * wave_k; }
 };
@@ -129,6 +130,9 @@ inline std::optional<KernelTraits> parse_depthwise(NameCursor& c, KernelTraits t
   t.warp_tile_k = 1;
   t.vector_a = t.vector_b = *in_vec;
   t.vector_c = *out_vec;
+  t.dw_tile_h = *th;
+  t.dw_tile_w = *tw;
+  t.dw_slice_channels = *nbatch * *out_vec;
   return t;
 }
 
