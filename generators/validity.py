@@ -39,7 +39,7 @@ TMA_MAX_TRAVERSAL = 8
 """TMA's largest traversal stride; TMA_MAX_BOX its largest box side."""
 TMA_MAX_BOX = 256
 DEPTHWISE_BARRIER_BYTES = 16
-"""The depthwise kernels' two stage mbarriers (their TMA halos)."""
+"""The depthwise kernels' two stage mbarriers (their TMA halos; ``depthwise::kStageBarrierBytes``)."""
 WARP_SIZE = 32
 """Lanes of a warp on every NVIDIA arch (``ArchSpec.warp_size``); the depthwise bwd_weight shuffles use it."""
 

@@ -100,7 +100,7 @@ struct BwdDataShape {
   static constexpr int kWeightBytes = kWeightTaps * kChannels * int(sizeof(float));
   // [dY stage 0][weights][two stage barriers][dY stage 1], as the forward kernel's shared memory.
   static constexpr int kWeightOffset = kInputBytes, kBarrierOffset = kInputBytes + align16(kWeightBytes);
-  static constexpr int kSmemBytes = kBarrierOffset + 2 * int(sizeof(uint64_t));
+  static constexpr int kSmemBytes = kBarrierOffset + kStageBarrierBytes;
   static constexpr int kSecondStageOffset = align128(kSmemBytes);
   static constexpr int kStages = ring_stages(kSecondStageOffset, kInputBytes, Target::kSmemPerBlockBytes);
   static constexpr int kRingSmemBytes = kStages == 2 ? kSecondStageOffset + kInputBytes : kSmemBytes;
@@ -155,7 +155,7 @@ struct BwdWeightShape {
   // the configuration must fit, the second stage is added when it fits too.
   static constexpr int kPartialOffset = kInputBytes + kDyBytes;
   static constexpr int kBarrierOffset = kPartialOffset + align16(kPartialBytes);
-  static constexpr int kSmemBytes = kBarrierOffset + 2 * int(sizeof(uint64_t));
+  static constexpr int kSmemBytes = kBarrierOffset + kStageBarrierBytes;
   static constexpr int kSecondStageOffset = align128(kSmemBytes);
   static constexpr int kStages = ring_stages(kSecondStageOffset, kInputBytes + kDyBytes, Target::kSmemPerBlockBytes);
   static constexpr int kRingSmemBytes = kStages == 2 ? kSecondStageOffset + kInputBytes + kDyBytes : kSmemBytes;

@@ -74,6 +74,7 @@ struct Bits<16> {
 constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 constexpr int align16(int bytes) { return (bytes + 15) / 16 * 16; }
 constexpr int align128(int bytes) { return (bytes + 127) / 128 * 128; }
+constexpr int kStageBarrierBytes = 2 * int(sizeof(uint64_t));  // a halo ring's two stage mbarriers (StageBarriers)
 
 // Stages of a kernel's staged-halo ring: two (prefetch the next item while computing this one) when the second
 // fits in a block's shared memory after the first and the rest (from `second_offset`), else one. Validity only
@@ -147,7 +148,7 @@ struct Shape {
   // needs only the first three (kSmemBytes, what the configuration must fit), a persistent one all four
   // (kRingSmemBytes).
   static constexpr int kWeightOffset = kInputBytes, kBarrierOffset = kInputBytes + align16(kWeightBytes);
-  static constexpr int kSmemBytes = kBarrierOffset + 2 * int(sizeof(uint64_t));
+  static constexpr int kSmemBytes = kBarrierOffset + kStageBarrierBytes;
   static constexpr int kSecondStageOffset = align128(kSmemBytes);
   static constexpr int kStages = ring_stages(kSecondStageOffset, kInputBytes, Target::kSmemPerBlockBytes);
   static constexpr int kRingSmemBytes = kStages == 2 ? kSecondStageOffset + kInputBytes : kSmemBytes;
