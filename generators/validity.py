@@ -38,6 +38,9 @@ TMA_BOX_ALIGN = 128
 TMA_MAX_TRAVERSAL = 8
 """TMA's largest traversal stride; TMA_MAX_BOX its largest box side."""
 TMA_MAX_BOX = 256
+TMA_MIN_VECTOR_BYTES = 16
+"""3D depthwise halos are laid out for TMA where a vector is this wide (depthwise::halo_by_tma): narrower
+vectors serve channel counts whose pixel pitch TMA's 16-byte rule refuses."""
 DEPTHWISE_BARRIER_BYTES = 16
 """The depthwise kernels' two stage mbarriers (their TMA halos; ``depthwise::kStageBarrierBytes``)."""
 WARP_SIZE = 32
@@ -498,14 +501,16 @@ def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
     sub_w apart), then one F x F fp32 partial per warp.
 
     3D (docs/depthwise.md, "3D"): with FD = filter depth slices (FD = 1 in 2D), fwd and bwd_data stage FD
-    halo slices, each 16-byte aligned, its rows' residues side by side (no TMA in 3D), and the
-    F x F x F weights (``kWeightBytes = kFilterD * F * F * CB * 4``). bwd_weight is unchanged: a block
-    handles one depth tap, so its shared memory is the 2D one."""
+    halo slices, laid out for TMA where a vector is 16 bytes (else each 16-byte aligned, its rows' residues
+    side by side), and the F x F x F weights (``kWeightBytes = kFilterD * F * F * CB * 4``). bwd_weight is
+    unchanged: a block handles one depth tap, so its shared memory is the 2D one."""
     channels = c.nbatch * c.out_vec
     element = c.dtype.size_bytes
     depth = c.filter if c.ndim_spatial == 3 else 1
     weights = c.filter * c.filter * channels * ACCUMULATOR_BYTES
-    planar = c.ndim_spatial == 2  # TMA stages 2D halos
+    planar = c.ndim_spatial == 2  # bwd_weight stages by TMA in 2D only
+    # fwd and bwd_data halos: 2D, and 3D with 16-byte vectors (depthwise::halo_by_tma)
+    tma_halo = planar or c.in_vec * element >= TMA_MIN_VECTOR_BYTES
     if c.direction is Direction.BWD_DATA:
         halo_h = (
             bwd_data_dy_hi(c.tile_h, c.filter, c.stride_h, c.pad_h)
@@ -517,11 +522,12 @@ def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
             - bwd_data_dy_lo(c.filter, c.stride_w, c.pad_w)
             + 1
         )
-        halo = _pixel_layout_bytes(halo_h, halo_w, c.sub_w // c.stride_w, channels, element, planar)
+        halo = _pixel_layout_bytes(halo_h, halo_w, c.sub_w // c.stride_w, channels, element, tma_halo)
         return depth * halo + align_up(depth * weights, SMEM_ALIGN) + DEPTHWISE_BARRIER_BYTES
     in_h = (c.tile_h - 1) * c.stride_h + c.filter
     in_w = (c.tile_w - 1) * c.stride_w + c.filter
-    halo = _pixel_layout_bytes(in_h, in_w, c.sub_w * c.stride_w, channels, element, planar)
+    x_tma = planar if c.direction is Direction.BWD_WEIGHT else tma_halo
+    halo = _pixel_layout_bytes(in_h, in_w, c.sub_w * c.stride_w, channels, element, x_tma)
     if c.direction is Direction.BWD_WEIGHT:
         dy_tile = _pixel_layout_bytes(c.tile_h, c.tile_w, c.sub_w, channels, element, planar)
         partials = depthwise_threads(c) // WARP_SIZE * weights
@@ -531,9 +537,9 @@ def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
 
 def _pixel_layout_bytes(rows: int, cols: int, col_step: int, channels: int, element: int, tma: bool) -> int:
     """Bytes of staged pixels (``depthwise::PixelLayout``): a row's columns in ``col_step`` residues of
-    ceil(cols / col_step) positions; where TMA can load them (2D, a traversal stride of at most 8, box sides
-    of at most 256) each residue a block of the rows, 128-byte aligned, else a row's residues side by side,
-    16-byte aligned in all."""
+    ceil(cols / col_step) positions; where TMA can load them (``tma``: 2D, or 3D with 16-byte vectors; a
+    traversal stride of at most 8, box sides of at most 256) each residue a block of the rows, 128-byte
+    aligned, else a row's residues side by side, 16-byte aligned in all."""
     positions = -(-cols // col_step)
     if tma and col_step <= TMA_MAX_TRAVERSAL and max(positions * col_step, rows) <= TMA_MAX_BOX:
         return col_step * align_up(rows * positions * channels * element, TMA_BOX_ALIGN)

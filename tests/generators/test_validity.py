@@ -170,24 +170,25 @@ def test_depthwise_shared_memory_formula():
 
 
 def test_depthwise_shared_memory_3d():
-    """3D (cubic filter): fwd and bwd_data stage ``filter`` halo slices, each 16-byte aligned on its own
-    (no TMA in 3D: a fwd slice's rows keep their column residues side by side), and F x F x F fp32 weights;
-    bwd_weight keeps its 2D shared memory (one depth tap per block). Hand counts."""
+    """3D (cubic filter): fwd and bwd_data stage ``filter`` halo slices and F x F x F fp32 weights. A slice
+    is laid out as in 2D (column residues, each a 128-byte aligned TMA box) where a vector is 16 bytes, else
+    16-byte aligned with its rows' residues side by side (vec-2 and vec-4 16-bit shapes: channel counts off a
+    multiple of 8 have no TMA pitch); bwd_weight keeps its 2D shared memory (one depth tap per block). Hand
+    counts."""
     # fwd fp16 8x8 f3 s1, 16 channels: 3 slices of a 10 x 10 x 16 x 2-byte halo, 27 taps x 16 x 4, barriers.
     assert depthwise_smem_bytes(make_depthwise(ndim_spatial=3)) == 3 * 3200 + 27 * 64 + 16
     # One channel: each 200-byte slice is padded to 208 (3 x 208 = 624, not align16(600) = 608); 108 weight
     # bytes to 112.
     single = make_depthwise(ndim_spatial=3, nbatch=1, in_vec=1, out_vec=1)
     assert depthwise_smem_bytes(single) == 624 + 112 + 16
-    # fwd fp32 16x16 f3 s2, nbatch 4 x vec 4: a 33 x 33 halo, its 33 columns rounded up to 40 (sub_w x
-    # stride_w = 8): 33 x 40 x 16 x 4 = 84480 bytes a slice; 3 slices, 27 x 16 x 4 weights and the barriers =
-    # 255184 bytes, more than 227 KB. In 2D the halo is 8 residues of 33 rows x 5 positions x 64 bytes =
-    # 10560, padded to 10624 (TMA).
+    # fwd fp32 16x16 f3 s2, nbatch 4 x vec 4 (16-byte vectors): a 33 x 33 halo as 8 residues (sub_w x
+    # stride_w) of 33 rows x 5 positions x 64 bytes = 10560, padded to 10624 (TMA), 84992 bytes a slice; 3
+    # slices, 27 x 16 x 4 weights and the barriers = 256720 bytes, more than 227 KB. In 2D one slice.
     strided = make_depthwise(
         ndim_spatial=3, dtype="fp32", tile_h=16, tile_w=16, stride_h=2, stride_w=2,
         nbatch=4, sub_h=2, sub_w=4, in_vec=4, out_vec=4,
     )  # fmt: skip
-    assert depthwise_smem_bytes(strided) == 3 * 84480 + 27 * 64 + 16 == 255184
+    assert depthwise_smem_bytes(strided) == 3 * 8 * 10624 + 27 * 64 + 16 == 256720
     assert validate(strided).rule == "depthwise_shared_memory"
     assert validate(strided.replace(ndim_spatial=2)).ok  # one slice: 8 x 10624 + 9 x 64 + 16
     assert depthwise_smem_bytes(strided.replace(ndim_spatial=2)) == 8 * 10624 + 9 * 64 + 16

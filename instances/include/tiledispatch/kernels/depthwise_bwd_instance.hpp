@@ -65,7 +65,7 @@ class DepthwiseBwdDataInstance : public GroupedConvInstance {
       params.depth = kernels::depth_map(p, true);
       kernels::set_tile_walk<S>(params, dx.grid, p.N * p.input[0], p.C);
       return kernels::launch_tiles<S>(kernels::depthwise::depthwise_bwd_data_kernel<Traits>, params,
-                                      Traits::kDataType, params.dy, dy.grid, p, args.stream);
+                                      Traits::kDataType, params.dy, dy.grid, p.C, p.N * p.output()[0], args.stream);
     };
     if (kernels::has_unread_inputs(p)) {  // dX pixels that no dY pixel reads: zero, then the residues
       TD_RETURN_IF_CUDA_ERROR(cudaMemsetAsync(args.input, 0, size_t(p.input_elements()) * sizeof(T), args.stream));

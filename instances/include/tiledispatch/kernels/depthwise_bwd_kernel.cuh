@@ -92,7 +92,7 @@ struct BwdDataShape {
   static constexpr int kWindowW = bwd_data_dy_hi(kSubW, kFilter, kStrideW, kPadW) - kLoW + 1;
   // 3D: a stage holds the FilterD dY slices a dX slice reads, the weights all FilterD x F x F taps.
   static constexpr int kNDim = Traits::kNDim, kFilterD = depth_taps(kNDim, kFilter);
-  using Halo = PixelLayout<T, kHaloH, kChannels, kColStep, kQW, kNDim == 2>;  // a slice of the dY halo
+  using Halo = PixelLayout<T, kHaloH, kChannels, kColStep, kQW, halo_by_tma<T>(kNDim, kInVec)>;  // a dY slice
   static constexpr int kSliceBytes = Halo::kBytes;
   static constexpr int kSliceElements = kSliceBytes / int(sizeof(T));
   static constexpr int kInputBytes = kFilterD * kSliceBytes;
@@ -296,7 +296,7 @@ __global__ void __launch_bounds__(BwdDataShape<Traits>::kThreads)
       [&](T* s_dy, int buffer, const TilePlace& t, int ih0, int iw0, int c0) {
         const int y0 = ih0 / S::kStrideH + S::kLoH, x0 = iw0 / S::kStrideW + S::kLoW;
         if (by_tma) {
-          stages.load<Halo>(buffer, &halo_map, s_dy, c0, x0, y0, t.n);
+          stages.load<S>(buffer, &halo_map, s_dy, p.depth, t, c0, x0, y0);
           return;
         }
         stage_slices<S>(s_dy, p.depth, t, [&](T* slice, int image) {

@@ -70,7 +70,7 @@ cudaError_t query_residency(Kernel kernel, int threads, int single_smem, int rin
 
 // The tensor map through which a kernel stages `Layout`'s pixels by TMA (depthwise_kernel.cuh,
 // tma_load_pixels): the tensor at `base` as (C, W, H, images, 1), a box of the slice's channels, QW columns at
-// a traversal stride of ColStep and kRows rows. Only for layouts made for it (Layout::kTma: 2D, ColStep <= 8)
+// a traversal stride of ColStep and kRows rows. Only for layouts made for it (Layout::kTma, ColStep <= 8)
 // on whole tensors (a dilated residue's grid is strided) whose pixel pitch and base keep TMA's 16-byte
 // alignment; false (cp.async staging) otherwise or where the driver refuses the map.
 template <class Layout>
@@ -95,11 +95,11 @@ bool encode_pixel_map(CUtensorMap& map, DataType dtype, const void* base, const 
 // set; its residency is queried once per instance type. Persistent launches fill the GPU once (the blocks of a
 // slice walk its tiles `per_slice` apart); otherwise, and whenever a block gets a single tile, the second stage
 // is neither used nor allocated. Outputs do not depend on the launch (each is computed by one thread). The kernel
-// stages its halo from `staged` (grid `grid` of C channels, N images) by TMA where encode_pixel_map gives it a
-// map (P::halo_tma), by cp.async otherwise.
+// stages its halo from `staged` (grid `grid` of `channels` channels, `images` images: N x depth in 3D) by TMA
+// where encode_pixel_map gives it a map (P::halo_tma), by cp.async otherwise.
 template <class S, class P>
 cudaError_t launch_tiles(void (*kernel)(P, CUtensorMap), P params, DataType dtype, const void* staged,
-                         const depthwise::PixelGrid& grid, const ConvProblem& p, cudaStream_t stream) {
+                         const depthwise::PixelGrid& grid, int64_t channels, int64_t images, cudaStream_t stream) {
   static Residency residency;
   static const cudaError_t queried =
       query_residency(kernel, S::kThreads, S::kSmemBytes, S::kRingSmemBytes, &residency);
@@ -113,7 +113,7 @@ cudaError_t launch_tiles(void (*kernel)(P, CUtensorMap), P params, DataType dtyp
   }
   CUtensorMap halo_map{};
   params.halo_tma =
-      encode_pixel_map<typename S::Halo>(halo_map, dtype, staged, grid, p.C, p.N) ? 1 : 0;
+      encode_pixel_map<typename S::Halo>(halo_map, dtype, staged, grid, channels, images) ? 1 : 0;
   const int smem_bytes = per_slice < params.tiles ? S::kRingSmemBytes : S::kSmemBytes;
   kernel<<<unsigned(params.slices * per_slice), S::kThreads, smem_bytes, stream>>>(params, halo_map);
   return cudaGetLastError();
@@ -350,7 +350,7 @@ class DepthwiseInstance : public GroupedConvInstance {
       params.depth = kernels::depth_map(p, false);
       kernels::set_tile_walk<S>(params, out.grid, p.N * o[0], p.C);
       return kernels::launch_tiles<S>(kernels::depthwise::depthwise_fwd_kernel<Traits>, params, Traits::kDataType,
-                                      params.input, in.grid, p, args.stream);
+                                      params.input, in.grid, p.C, p.N * p.input[0], args.stream);
     };
     return kernels::for_each_residue(p, kernels::Walked::kOutput, launch);
   }

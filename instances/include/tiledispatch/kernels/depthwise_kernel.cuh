@@ -85,11 +85,11 @@ constexpr int ring_stages(int second_offset, int stage_bytes, int limit_bytes) {
 
 // Where staged pixels go in shared memory: Rows rows of CB channels a pixel, a row's columns in ColStep
 // residues (column x at position x / ColStep of residue x % ColStep, QW positions a residue row), so that the
-// threads of a row, whose windows start ColStep columns apart, read consecutive positions. With Tma (2D, where
-// one TMA box a residue can load it: a traversal stride of at most 8, box sides of at most 256) each residue is
-// a block of Rows rows, 128-byte aligned (a box's destination); otherwise a row's residues lie side by side,
+// threads of a row, whose windows start ColStep columns apart, read consecutive positions. With Tma (where one
+// TMA box a residue can load it: a traversal stride of at most 8, box sides of at most 256) each residue is a
+// block of Rows rows, 128-byte aligned (a box's destination); otherwise a row's residues lie side by side,
 // whose cp.async copies of neighbouring columns fall in different banks (H200: 3D 16-bit vec-4 forward shapes
-// up to 10 % slower in blocks).
+// up to 10 % slower in blocks; halo_by_tma).
 template <class T, int Rows, int CB, int ColStep, int QW, bool Tma>
 struct PixelLayout {
   static constexpr bool kTma = Tma && ColStep <= 8 && QW * ColStep <= 256 && Rows <= 256;
@@ -106,6 +106,13 @@ struct PixelLayout {
     return y * kRowPitch + r * kResiduePitch + q * CB;
   }
 };
+
+// Whether a halo is laid out for TMA (PixelLayout's Tma): 2D always; 3D where a vector is 16 bytes, since 3D
+// vec-4 16-bit shapes serve channel counts off a multiple of 8, whose pixel pitch TMA refuses (cp.async then).
+template <class T>
+constexpr bool halo_by_tma(int ndim, int in_vec) {
+  return ndim == 2 || in_vec * int(sizeof(T)) >= 16;
+}
 
 // Depth taps of an instance: a 3D depthwise filter is cubic (FilterD = F, docs/depthwise.md, "3D"); 2D has one.
 constexpr int depth_taps(int ndim, int filter) {
@@ -138,7 +145,7 @@ struct Shape {
   static constexpr int kWindowW = (kSubW - 1) * kStrideW + kFilter;  // input columns one thread reads per row
   // 3D: a stage holds the FilterD input slices an output slice reads, the weights all FilterD x F x F taps.
   static constexpr int kNDim = Traits::kNDim, kFilterD = depth_taps(kNDim, kFilter);
-  using Halo = PixelLayout<T, kInH, kChannels, kColStep, kQW, kNDim == 2>;  // a slice of the input halo
+  using Halo = PixelLayout<T, kInH, kChannels, kColStep, kQW, halo_by_tma<T>(kNDim, kInVec)>;  // an input slice
   static constexpr int kSliceBytes = Halo::kBytes;
   static constexpr int kSliceElements = kSliceBytes / int(sizeof(T));
   static constexpr int kInputBytes = kFilterD * kSliceBytes;
@@ -582,10 +589,19 @@ struct StageBarriers {
     sm90::mbarrier_arrive_expect_tx(&barriers[buffer], bytes);
     return &barriers[buffer];
   }
-  // A stage of one `Layout` halo from `map` (tma_load_pixels), issued by thread 0.
-  template <class Layout, class T>
-  __device__ void load(int buffer, const CUtensorMap* map, T* halo, int c0, int x0, int y0, int image) const {
-    if (threadIdx.x == 0) tma_load_pixels<Layout>(map, expect(buffer, Layout::kStageBytes), halo, c0, x0, y0, image);
+  // A stage of tile t's `S::Halo` slices from `map` (tma_load_pixels), issued by thread 0: 2D one, 3D each depth
+  // slice the depth map has it read (stage_slices), the barrier expecting their boxes' bytes.
+  template <class S, class T>
+  __device__ void load(int buffer, const CUtensorMap* map, T* halo, const DepthMap& depth, const TilePlace& t,
+                       int c0, int x0, int y0) const {
+    if (threadIdx.x != 0) return;
+    using Layout = typename S::Halo;
+    int slices = 1;
+    if constexpr (S::kNDim == 3) slices = __popc(depth_tap_mask(depth, t.d, S::kFilterD));
+    uint64_t* barrier = expect(buffer, uint32_t(slices) * Layout::kStageBytes);
+    stage_slices<S>(halo, depth, t, [&](T* slice, int image) {
+      tma_load_pixels<Layout>(map, barrier, slice, c0, x0, y0, image);
+    });
   }
   __device__ void wait(int buffer) {
     sm90::mbarrier_wait(&barriers[buffer], phases >> buffer & 1u);
@@ -606,7 +622,7 @@ __global__ void __launch_bounds__(Shape<Traits>::kThreads)
       [&](T* s_in, int buffer, const TilePlace& t, int oh0, int ow0, int c0) {
         const int y0 = oh0 * S::kStrideH - S::kPadH, x0 = ow0 * S::kStrideW - S::kPadW;
         if (by_tma) {
-          stages.load<Halo>(buffer, &halo_map, s_in, c0, x0, y0, t.n);
+          stages.load<S>(buffer, &halo_map, s_in, p.depth, t, c0, x0, y0);
           return;
         }
         stage_slices<S>(s_in, p.depth, t, [&](T* slice, int image) {
