@@ -22,20 +22,23 @@ some filters): twelve per request for fp32, and for fp16 and bf16 twenty-eight (
 eighteen (bwd_weight). 3D (cubic filter, docs/depthwise.md "3D"): filters 3, 5 and 7 x strides 1 and 2
 on the shapes of ``DEFAULT_DEPTHWISE_3D``: in 16-bit types fwd 8x32 nb2 sub1x4 vec 8 and bwd_data 8x32 nb2
 sub2x4 vec 8, each with the 8x16 nb4 vec-4 shape of its sub-tile for 3x3 (channel counts that are multiples of
-4), and bwd_weight 16x16 nb4 sub2x4 vec 8 for 3x3 beside vec 4 for 3/5/7; in fp32 fwd 8x16 nb4 sub1x4 vec 4,
-bwd_data 8x16 nb4 sub2x4 vec 4 and bwd_weight 16x16 nb4 sub2x4 vec 4. fwd adds 8x16 nb2 sub1x4, whose halved
-channel slice fits stride 2: vec 8 for 7x7 in 16-bit types, vec 4 for 5x5 and 7x7 in fp32. Candidates per
-request: ten (fwd), eight (16-bit bwd_data and bwd_weight), six (fp32 bwd_data and bwd_weight), of which
-validity keeps nine (16-bit fwd), eight (fp32 fwd) and every other one.
+4) and 8x28 nb2 vec 8 for 3x3, fwd 4x28 nb4 sub1x4 vec 8 for 3x3 and 5x5, bwd_data 4x28 nb4 sub2x4 vec 8 for
+5x5, and bwd_weight 16x16 nb4 sub2x4 vec 8 for 3x3 beside vec 4 for 3/5/7 and 16x28 nb4 sub2x4 at vec 8 and
+vec 4 for 3x3; in fp32 fwd 8x16 nb4 sub1x4 vec 4, bwd_data 8x16 nb4 sub2x4 vec 4 and bwd_weight 16x16 nb4
+sub2x4 vec 4. fwd adds 8x16 nb2 sub1x4, whose halved channel slice fits stride 2: vec 8 for 7x7 in 16-bit
+types, vec 4 for 5x5 and 7x7 in fp32. Candidates per request: sixteen (16-bit fwd), twelve (16-bit bwd_data
+and bwd_weight), ten (fp32 fwd), six (fp32 bwd_data and bwd_weight), of which validity keeps fourteen (16-bit
+fwd), eight (fp32 fwd) and every other one.
 
 Arch rejections of ``default`` on sm_90a (summed over the 18 direction x dtype x ndim requests):
 ``shared_memory`` 18 -- the fp32 ``mem`` (4-stage) backward configurations of the tile_k 64 tiles
 128x128x64 and larger need 256-384 KB of operand stages; their fp16/bf16 counterparts fit;
-``depthwise_shared_memory`` 4 -- 3D depthwise, whose forward and bwd_data stages hold ``filter`` halo slices
-and F x F x F weights: forward 7x7 stride 2 on 8x32 nb2 sub1x4 vec 8 in fp16 and bf16 (352 KB; its 5x5
-stride 2 needs 222 KB and fits), 1 per dtype, and 5x5 and 7x7 stride 2 on 8x16 nb4 sub1x4 vec 4 in fp32 (245
-and 389 KB), 2; 8x16 nb2 sub1x4 serves those (205 KB at 16-bit 7x7 stride 2, 123 and 194 KB at fp32 5x5 and
-7x7 stride 2); every bwd_data candidate fits. They never reach the build (``rulesets.enumerate`` keeps only
+``depthwise_shared_memory`` 6 -- 3D depthwise, whose forward and bwd_data stages hold ``filter`` halo slices
+and F x F x F weights: forward 7x7 stride 2 on 8x32 nb2 sub1x4 vec 8 in fp16 and bf16 (357 KB; its 5x5
+stride 2 needs 223 KB and fits) and 5x5 stride 2 on 4x28 nb4 sub1x4 vec 8 (236 KB), 2 per dtype, and 5x5 and
+7x7 stride 2 on 8x16 nb4 sub1x4 vec 4 in fp32 (248 and 392 KB), 2; 8x16 nb2 sub1x4 serves 7x7 (210 KB at
+16-bit 7x7 stride 2, 124 and 200 KB at fp32 5x5 and 7x7 stride 2), 8x32 nb2 the 16-bit 5x5; every bwd_data
+candidate fits. They never reach the build (``rulesets.enumerate`` keeps only
 valid configurations).
 """
 
@@ -281,39 +284,50 @@ DEFAULT_DEPTHWISE: dict[tuple[Direction, DataType], tuple[tuple[DepthwiseShape, 
 }
 # 3D depthwise (cubic filter; the fields describe the H x W plane, the depth axis is walked at run time;
 # docs/depthwise.md, "3D"), filters 3, 5 and 7 x strides 1 and 2 per shape. The channel slices are smaller
-# than the 2D shapes' (nb4 x vec 8 = 32 channels at most) because a forward or bwd_data stage holds
-# ``filter`` depth slices of the halo and F x F x F fp32 weights: the 2D forward's 8x16 nb4 sub2x4 at 7x7
-# would need 7 slices of its halo. 16-bit fwd and bwd_data: 8x32 nb2 vec 8 (sub1x4 fwd, sub2x4 bwd_data, a
-# whole number of stride phases) for 3x3, 5x5 and 7x7, and the 8x16 nb4 vec-4 shape for 3x3, so that a
-# channel count that is a multiple of 4 but not of 8 has a kernel (X3D's 3x3x3 layer with C = 108). 16-bit
-# bwd_weight: 16x16 nb4 sub2x4 vec 8 for 3x3 (the register rule refuses 5x5 and 7x7 at vec 8) beside its
-# vec-4 twin for 3/5/7. The sweep on the H100 (docs/performance.md, "3D depthwise"; fp16, 3x3x3, X3D's
-# N=8 C=216 16x28x28 stride 1 and N=8 C=96 16x56x56 stride 1x2x2, kernel time, us) chose them:
-# fwd 8x32 nb2 sub1x4 vec 8 102.6 / 130.9 against 8x16 nb4 sub1x4 vec 8 118.6 / 131.5, bwd_data 8x32 nb2
-# sub2x4 vec 8 114.6 / 70.5 against 8x16 nb4 sub2x4 vec 8 163.7 / 80.7, bwd_weight vec 8 148.7 / 134.2
-# against vec 4 171.0 / 223.6; the vec-4 8x16 shapes (fwd 122.8, bwd_data 143.9 on the first) stay for
-# C = 108. The sweep measured 3x3x3 only: 8x32 nb2 at 5x5 and 7x7 follows the 3x3 choice unmeasured.
-# fp32 fwd and bwd_data: the 8x16 nb4 shapes at vec 4, whose 64 bytes per staged pixel equal the 16-bit
-# vec 8's, with half its weight bytes: forward keeps 3x3 at both strides and 5x5 and 7x7 at stride 1,
-# bwd_data all six. Forward at stride 2 with the larger filters (16-bit 7x7 on 8x32 nb2, fp32 5x5 and 7x7 on
-# 8x16 nb4) needs more than 227 KB; 8x16 nb2 sub1x4 stages 32 bytes a pixel (16 channels at 16-bit vec 8, 8 at
-# fp32 vec 4) of an 8x16 plane (a 7x7 stride-2 slice of 21 x 40 x 32 bytes against 8x32 nb2's 21 x 72 x 32
-# and 8x16 nb4 fp32's 21 x 40 x 64) and fits: vec 8 for 16-bit 7x7 (210128 bytes at stride 2),
-# vec 4 for fp32 5x5 and 7x7 (125616 and 199152). Unmeasured; their stride-1 twins duplicate coverage (the
-# profiler takes the best). bwd_weight handles one depth tap per block and keeps its 2D shared memory, so its
-# 2D shapes serve. What does not fit is refused by validity when ``default`` is enumerated
-# (``rulesets.enumerate``), never built, and listed in the module docstring with its rule.
+# than the 2D shapes' (nb4 x vec 8 = 32 channels at most) because a forward or bwd_data stage holds ``filter``
+# depth slices of the halo and F x F x F fp32 weights: the 2D forward's 8x16 nb4 sub2x4 at 7x7 would need 7
+# slices of its halo. 16-bit fwd and bwd_data: 8x32 nb2 vec 8 (sub1x4 fwd, sub2x4 bwd_data, a whole number of
+# stride phases) for 3x3, 5x5 and 7x7, and the 8x16 nb4 vec-4 shape for 3x3, so that a channel count that is a
+# multiple of 4 but not of 8 has a kernel (X3D's 3x3x3 layer with C = 108). 16-bit bwd_weight: 16x16 nb4
+# sub2x4 vec 8 for 3x3 (the register rule refuses 5x5 and 7x7 at vec 8) beside its vec-4 twin for 3/5/7. The
+# sweep on the H100 (docs/performance.md, "3D depthwise"; fp16, 3x3x3, X3D's N=8 C=216 16x28x28 stride 1 and
+# N=8 C=96 16x56x56 stride 1x2x2, kernel time, us) chose them: fwd 8x32 nb2 sub1x4 vec 8 102.6 / 130.9 against
+# 8x16 nb4 sub1x4 vec 8 118.6 / 131.5, bwd_data 8x32 nb2 sub2x4 vec 8 114.6 / 70.5 against 8x16 nb4 sub2x4 vec
+# 8 163.7 / 80.7, bwd_weight vec 8 148.7 / 134.2 against vec 4 171.0 / 223.6; the vec-4 8x16 shapes (fwd
+# 122.8, bwd_data 143.9 on the first) stay for C = 108. The sweep measured 3x3x3 only: 8x32 nb2 at 5x5 and 7x7
+# follows the 3x3 choice unmeasured. fp32 fwd and bwd_data: the 8x16 nb4 shapes at vec 4, whose 64 bytes per
+# staged pixel equal the 16-bit vec 8's, with half its weight bytes: forward keeps 3x3 at both strides and 5x5
+# and 7x7 at stride 1, bwd_data all six. Forward at stride 2 with the larger filters (16-bit 7x7 on 8x32 nb2,
+# fp32 5x5 and 7x7 on 8x16 nb4) needs more than 227 KB; 8x16 nb2 sub1x4 stages 32 bytes a pixel (16 channels
+# at 16-bit vec 8, 8 at fp32 vec 4) of an 8x16 plane (a 7x7 stride-2 slice of 21 x 40 x 32 bytes against 8x32
+# nb2's 21 x 72 x 32 and 8x16 nb4 fp32's 21 x 40 x 64) and fits: vec 8 for 16-bit 7x7 (215504 bytes at stride
+# 2, a slice in 8 TMA residue blocks), vec 4 for fp32 5x5 and 7x7 (126896 and 204528). Unmeasured; their
+# stride-1 twins duplicate coverage (the profiler takes the best). bwd_weight handles one depth tap per block
+# and keeps its 2D shared memory, so its 2D shapes serve. 28-wide shapes (H200 sweep of depthwise_3d.csv,
+# fp16, two rounds, docs/performance.md "Session 51"; best of the old shapes -> best with them, us): fwd 4x28
+# nb4 sub1x4 vec 8 for 3x3 and 5x5 (X3D stride 1x2x2 134.7 -> 75.2, dw5x5x5_c192_28 77.2 -> 71.3) and 8x28 nb2
+# for 3x3 (c48_56 68.4 -> 66.1); bwd_data 8x28 nb2 sub2x4 for 3x3 (c48_56 78.4 -> 76.2) and 4x28 nb4 for 5x5
+# (150.6 -> 136.9); bwd_weight 16x28 nb4 sub2x4 for 3x3, vec 4 (c48_56 117.4 -> 108.3) and vec 8 (stride 1x2x2
+# 110.7 -> 103.6). They lose at 14^2 and 7^2, where the 8x16 shapes stay the best. What does not fit is
+# refused by validity when ``default`` is enumerated (``rulesets.enumerate``), never built, and listed in the
+# module docstring with its rule.
 _FWD_3D_16BIT = (
     (DepthwiseShape(8, 32, 2, 1, 4, 8), _ALL_FILTERS),
     (DepthwiseShape(8, 16, 4, 1, 4, 4), (3,)),
     (DepthwiseShape(8, 16, 2, 1, 4, 8), (7,)),
+    (DepthwiseShape(8, 28, 2, 1, 4, 8), (3,)),
+    (DepthwiseShape(4, 28, 4, 1, 4, 8), (3, 5)),
 )
 _BWD_DATA_3D_16BIT = (
     (DepthwiseShape(8, 32, 2, 2, 4, 8), _ALL_FILTERS),
+    (DepthwiseShape(8, 28, 2, 2, 4, 8), (3,)),
+    (DepthwiseShape(4, 28, 4, 2, 4, 8), (5,)),
     (DepthwiseShape(8, 16, 4, 2, 4, 4), (3,)),
 )
 _BWD_WEIGHT_3D_16BIT = (
     (DepthwiseShape(16, 16, 4, 2, 4, 8), (3,)),
+    (DepthwiseShape(16, 28, 4, 2, 4, 8), (3,)),
+    (DepthwiseShape(16, 28, 4, 2, 4, 4), (3,)),
     (_VEC4, _ALL_FILTERS),
 )
 DEFAULT_DEPTHWISE_3D: dict[tuple[Direction, DataType], tuple[tuple[DepthwiseShape, tuple[int, ...]], ...]] = {

@@ -31,23 +31,24 @@ whole tile): AMD's accumulator registers hold them, sm_90a's 255 registers per t
 operand fragments; ``tile_divisible`` 848 -- the SPLIT_MK wave strategy (wave_k 2) on tiles whose
 tile_k equals the warp tile's K (8, 16, 32), which must be a multiple of wave_k x warp_tile_k;
 ``shared_memory`` 246 -- fp32 K-64 tiles with tile_m + tile_n >= 256 on the 4-stage mem and comp_async
-pipelines, beyond sm_90a's 227 KB per block; ``depthwise_shared_memory`` 67 -- 2D: fp32 forward vec 8 on
+pipelines, beyond sm_90a's 227 KB per block; ``depthwise_shared_memory`` 122 -- 2D: fp32 forward vec 8 on
 the 32x32 tile (a 64-channel halo of 262-356 KB), 4; 3D, whose fwd and bwd_data stages hold ``filter``
-halo slices and F x F x F weights, 63: forward in fp16 and bf16 11 each (5x5 and 7x7 stride 2 on the 8x16
-nb4 vec-8 shapes, 7x7 stride 2 on the 8x32 nb2 vec-8 shapes, whose 5x5 stride 2 fits at 222 KB, and on
-16x16 vec 4, 16x16 vec 8 but 3x3 and 5x5 stride 1; the 8x16 nb4 vec-4 and 8x16 nb2 shapes fit, at most 205
-KB), in fp32 32 (every 8x16 nb4 and 8x32 nb2 vec-8 one and 16x16 vec 4 but 3x3 and 5x5 stride 1, 16x16 vec
-8 but 3x3 stride 1, 8x16 nb4 vec 4 and 8x16 nb2 vec 8 5x5 and 7x7 stride 2, 8x8 7x7 stride 2; 8x16 nb2 vec
-4 fits, at most 194 KB), bwd_data 7x7 stride 1 on 16x16 vec 8 in fp16 and bf16 (1 each) and in fp32 7 (7x7
-stride 1 on 16x16 vec 4 and vec 8 and the 8x16 nb4 and 8x32 nb2 vec-8 shapes, 16x16 vec 8 5x5 stride 1; at
-stride 2 a dX tile reads about half the dY halo and fits; the 8x16 nb4 vec-4 and 8x16 nb2 shapes fit);
-``depthwise_bwd_weight_registers`` 96 -- bwd_weight 5x5 and 7x7 on the vec-8 shapes (200 or 392 fp32
+halo slices and F x F x F weights, 118: forward in fp16 and bf16 23 each (16x16 and 16x28 vec 8 at stride 2
+and at 7x7, their vec-4 twins at 7x7 stride 2 and 16x28's at 5x5 stride 2, 4x28 nb4 and 8x16 nb4 vec 8 at
+5x5 and 7x7 stride 2, 8x28 nb2 and 8x32 nb2 at 7x7 stride 2, whose 5x5 stride 2 fits at 223 KB on 8x32; the
+8x16 nb4 vec-4 and 8x16 nb2 shapes fit, at most 210 KB), in fp32 53 (its 4-byte elements double a stage:
+every shape but 8x16 nb2 vec 4 at 7x7 stride 2, most at 5x5 stride 2 and 7x7 stride 1; 8x16 nb2 vec 4 fits
+everywhere, at most 200 KB), bwd_data 7x7 stride 1 on 16x16 and 16x28 vec 8 in fp16 and bf16 (2 each) and
+in fp32 14 (7x7 stride 1 on the 16x16 and 16x28 shapes and every vec-8 one, 16x16 and 16x28 vec 8 at 5x5
+stride 1; at stride 2 a dX tile reads about a quarter of the dY halo and fits), bwd_weight fp32 3x3 stride 2
+on 16x28 vec 8 (327 KB), 1;
+``depthwise_bwd_weight_registers`` 156 -- bwd_weight 5x5 and 7x7 on the vec-8 shapes (200 or 392 fp32
 accumulators per thread), fp32's since its vec 8 runs as two 16-byte accesses, as the implicit GEMM's
-32-byte vectors do: 2D 24, 3D 72 (its six vec-8 shapes, 8x16 nb4 sub1x4 and sub2x4, 8x32 nb2 sub1x4 and
-sub2x4, 16x16 nb4 sub2x4, 8x16 nb2 sub1x4, 24 per dtype; vec 4 at 7x7, 196, fits);
-``depthwise_bwd_data_phases`` 45 -- 3D bwd_data on the sub1x4 shapes (8x16 nb4 vec 8 and vec 4, 8x32 nb2
-vec 8, 8x16 nb2 vec 8 and vec 4) at stride 2 (3 filters x 5 shapes per dtype), whose one-row sub-tile is
-not a whole number of stride phases.
+32-byte vectors do: 2D 24, 3D 132 (its eleven vec-8 shapes, 8x16 nb4, 8x32 nb2, 8x28 nb2 and 4x28 nb4 at
+sub1x4 and sub2x4, 16x16 nb4 and 16x28 nb4 sub2x4, 8x16 nb2 sub1x4, 44 per dtype; vec 4 at 7x7, 196, fits);
+``depthwise_bwd_data_phases`` 63 -- 3D bwd_data on the sub1x4 shapes (8x16 nb4 vec 8 and vec 4, 8x32 nb2,
+8x28 nb2 and 4x28 nb4 vec 8, 8x16 nb2 vec 8 and vec 4) at stride 2 (3 filters x 7 shapes per dtype), whose
+one-row sub-tile is not a whole number of stride phases.
 """
 
 from __future__ import annotations

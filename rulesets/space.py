@@ -274,7 +274,10 @@ DEPTHWISE_BWD_SHAPES = MappingProxyType(
 # sub2x4 vec 8 is 2D bwd_weight's 3x3 shape (the register rule refuses 5x5 and 7x7 at vec 8); both measured
 # faster on the H100 (docs/performance.md, "3D depthwise"). 8x16 nb2 sub1x4 (vec 8 and vec 4) halves the
 # 8x16 nb4 sub1x4 channel slice, so that a forward stage fits at 7x7 stride 2 (16-bit vec 8, fp32 vec 4)
-# and fp32 5x5 stride 2 (vec 4).
+# and fp32 5x5 stride 2 (vec 4). The 28-wide shapes fit the 56- and 28-wide planes of X3D without a part-empty
+# last tile (2D's reason, docs/performance.md "Session 50"): 8x28 nb2 (sub1x4 fwd, sub2x4 bwd_data), 4x28 nb4
+# (32 channels of four rows: stride-2 and 5x5 stages that fit twice an SM) and bwd_weight's 16x28 nb4 sub2x4
+# at vec 8 and vec 4 (docs/performance.md, "Session 51").
 DEPTHWISE_3D_FILTERS = (3, 5, 7)
 DEPTHWISE_3D_SHAPES = (
     DepthwiseShape(8, 16, 4, 1, 4, 8),
@@ -288,4 +291,10 @@ DEPTHWISE_3D_SHAPES = (
     DepthwiseShape(16, 16, 4, 2, 4, 8),
     DepthwiseShape(8, 16, 2, 1, 4, 8),
     DepthwiseShape(8, 16, 2, 1, 4, 4),
+    DepthwiseShape(8, 28, 2, 1, 4, 8),
+    DepthwiseShape(8, 28, 2, 2, 4, 8),
+    DepthwiseShape(4, 28, 4, 1, 4, 8),
+    DepthwiseShape(4, 28, 4, 2, 4, 8),
+    DepthwiseShape(16, 28, 4, 2, 4, 8),
+    DepthwiseShape(16, 28, 4, 2, 4, 4),
 )

@@ -54,15 +54,15 @@ def test_every_direction_and_dtype_has_3d_depthwise(
 
 @pytest.mark.parametrize(("direction", "dtype"), SIGNATURES, ids=lambda v: v.value)
 def test_full_3d_depthwise_is_the_product_less_its_rejections(direction: Direction, dtype: DataType) -> None:
-    """full: filters 3/5/7 x strides 1/2 x the eleven 3D shapes = 66 candidates per request, each either kept
-    or rejected with a depthwise rule (listed in rulesets/full.py's docstring)."""
+    """full: filters 3/5/7 x strides 1/2 x the seventeen 3D shapes = 102 candidates per request, each either
+    kept or rejected with a depthwise rule (listed in rulesets/full.py's docstring)."""
     kept = {c.name for c in depthwise("full", direction, dtype, 3)}
     rejected = {
         r.config.name: r.rule
         for r in result("full", direction, dtype, 3).rejected
         if isinstance(r.config, DepthwiseConfig)
     }
-    assert len(kept) + len(rejected) == 3 * 2 * len(DEPTHWISE_3D_SHAPES) == 66
+    assert len(kept) + len(rejected) == 3 * 2 * len(DEPTHWISE_3D_SHAPES) == 102
     assert set(rejected.values()) <= {
         "depthwise_shared_memory",
         "depthwise_bwd_weight_registers",
@@ -72,31 +72,33 @@ def test_full_3d_depthwise_is_the_product_less_its_rejections(direction: Directi
     assert {c.stride_h for c in depthwise("full", direction, dtype, 3)} == {1, 2}
 
 
-# The default 3D candidates validity refuses (all: the fwd stage of ``filter`` halo slices does not fit
-# 227 KB = 232448 bytes). By hand from docs/depthwise.md's formula, 3D forward = F x align16(InH x InW' x CB x
-# size) + F x F x F x CB x 4 with InH = (tile_h - 1) x s + F, InW = (tile_w - 1) x s + F rounded up to
-# sub_w x s = 4 s, CB = nbatch x vec channels.
-# 16-bit fwd 8x32 nb2 sub1x4 vec 8: CB = 16, 32 bytes a pixel, InH = 7 s + F, InW = 31 s + F; 3x3 s1: 10 x 36
-# -> 3 x 11520 + 1728 = 36288; 3x3 s2: 17 x 72 -> 3 x 39168 + 1728 = 119232; 5x5 s1: 12 x 36 -> 5 x 13824 +
-# 8000 = 77120; 5x5 s2: 19 x 72 -> 5 x 43776 + 8000 = 226880 fits; 7x7 s1: 14 x 40 -> 7 x 17920 + 21952 =
-# 147392; 7x7 s2: 21 x 72 -> 7 x 48384 + 21952 = 360640 does not. The 16-bit 8x16 nb4 vec-4 shapes (3x3
-# only) stage 32 bytes a pixel: 3x3 s2: 17 x 40 -> 3 x 21760 + 1728 = 67008 fits.
-# 16-bit fwd 8x16 nb2 sub1x4 vec 8 (7x7 only): CB = 16, 32 bytes a pixel, InH = 7 s + F, InW = 15 s + F; 7x7
-# s1: 14 x 24 -> 7 x 10752 + 21952 = 97216; 7x7 s2: 21 x 40 -> 7 x 26880 + 21952 = 210112 fits.
-# fp32 fwd 8x16 nb4 sub1x4 vec 4: CB = 16, 64 bytes a pixel, InH = 7 s + F, InW = 15 s + F; 3x3 s2: 17 x 40
-# -> 3 x 43520 + 1728 = 132288 fits; 5x5 s1: 12 x 20 -> 5 x 15360 + 8000 = 84800 fits; 7x7 s1: 14 x 24 -> 7 x
-# 21504 + 21952 = 172480 fits; 5x5 s2: 19 x 40 -> 5 x 48640 + 8000 = 251200 does not; 7x7 s2: 21 x 40 -> 7 x
-# 53760 + 21952 = 398272 does not.
-# fp32 fwd 8x16 nb2 sub1x4 vec 4 (5x5, 7x7): CB = 8, 32 bytes a pixel, weights F x F x F x 32; 5x5 s1: 12 x 20
-# -> 5 x 7680 + 4000 = 42400; 5x5 s2: 19 x 40 -> 5 x 24320 + 4000 = 125600 fits; 7x7 s1: 14 x 24 -> 7 x 10752
-# + 10976 = 86240; 7x7 s2: 21 x 40 -> 7 x 26880 + 10976 = 199136 fits. So every forward filter x stride keeps
-# a kernel in every dtype, and the dropped ones below are served by 8x16 nb2.
-# bwd_data (8x32 nb2 sub2x4 vec 8, 8x16 nb4 sub2x4 vec 4) reads at most the forward's halo at stride 1 (7x7:
-# 147392 in 16 bits, 172480 in fp32) and about half at stride 2, so it keeps every candidate; bwd_weight keeps
-# its 2D shared memory. They are reported as ``default``'s rejections and never reach the build.
+# The default 3D candidates validity refuses (all: the fwd stage of ``filter`` halo slices does not fit 227 KB
+# = 232448 bytes). By hand from docs/depthwise.md's formula, 3D forward = F x slice + F x F x F x CB x 4 + 16
+# (barriers), InH = (tile_h - 1) x s + F, InW = (tile_w - 1) x s + F, CB = nbatch x vec channels. Every shape
+# below stages 16-byte vectors, so a slice is laid out for TMA: sub_w x s column residues, each a block of InH
+# rows x ceil(InW / (sub_w x s)) positions x CB x size bytes, rounded up to 128. 16-bit fwd 8x32 nb2 sub1x4
+# vec 8: CB = 16, 32 bytes a pixel, InH = 7 s + F, InW = 31 s + F; 3x3 s1: 4 x align128(10 x 9 x 32 = 2880) =
+# 4 x 2944 -> 3 x 11776 + 1728 + 16 = 37072; 5x5 s2: 8 x align128(19 x 9 x 32 = 5472) = 8 x 5504 -> 5 x 44032
+# + 8000 + 16 = 228176 fits; 7x7 s1: 4 x (14 x 10 x 32 = 4480) -> 7 x 17920 + 21952 + 16 = 147408; 7x7 s2: 8 x
+# align128(21 x 9 x 32 = 6048) = 8 x 6144 -> 7 x 49152 + 21952 + 16 = 366032 does not. 16-bit fwd 8x16 nb2
+# sub1x4 vec 8 (7x7 only): 7x7 s2: InH 21, InW 37, 8 x align128(21 x 5 x 32 = 3360) = 8 x 3456 -> 7 x 27648 +
+# 21952 + 16 = 215504 fits. 16-bit fwd 4x28 nb4 sub1x4 vec 8 (3x3, 5x5): CB = 32, 64 bytes a pixel, InH = 3 s
+# + F, InW = 27 s + F; 3x3 s2: 8 x (9 x 8 x 64 = 4608) -> 3 x 36864 + 3456 + 16 = 114064 fits; 5x5 s2: 8 x (11
+# x 8 x 64 = 5632) -> 5 x 45056 + 16000 + 16 = 241296 does not (8x32 nb2 serves 5x5 stride 2). fp32 fwd 8x16
+# nb4 sub1x4 vec 4: CB = 16, 64 bytes a pixel; 3x3 s2: 8 x align128(17 x 5 x 64 = 5440) = 8 x 5504 -> 3 x
+# 44032 + 1728 + 16 = 133840 fits; 5x5 s2: 8 x align128(19 x 5 x 64 = 6080) = 8 x 6144 -> 5 x 49152 + 8000 +
+# 16 = 253776 does not; 7x7 s2: 8 x align128(21 x 5 x 64 = 6720) = 8 x 6784 -> 7 x 54272 + 21952 + 16 = 401872
+# does not. fp32 fwd 8x16 nb2 sub1x4 vec 4 (5x5, 7x7): CB = 8, 32 bytes a pixel, weights F x F x F x 32; 5x5
+# s2: 8 x align128(19 x 5 x 32 = 3040) = 8 x 3072 -> 5 x 24576 + 4000 + 16 = 126896 fits; 7x7 s2: 8 x 3456 ->
+# 7 x 27648 + 10976 + 16 = 204528 fits. So every forward filter x stride keeps a kernel in every dtype.
+# bwd_data reads at most the forward's halo at stride 1 (7x7: 147408 in 16 bits) and about a quarter at stride
+# 2, so it keeps every candidate; bwd_weight keeps its 2D shared memory. They are reported as ``default``'s
+# rejections and never reach the build.
 DEFAULT_3D_DROPPED = {
     "grouped_conv_fwd_depthwise_fp16_ngchw_3d_8x32_f7_s2x2_p3x3_nb2_sub1x4_vec8_8",
     "grouped_conv_fwd_depthwise_bf16_ngchw_3d_8x32_f7_s2x2_p3x3_nb2_sub1x4_vec8_8",
+    "grouped_conv_fwd_depthwise_fp16_ngchw_3d_4x28_f5_s2x2_p2x2_nb4_sub1x4_vec8_8",
+    "grouped_conv_fwd_depthwise_bf16_ngchw_3d_4x28_f5_s2x2_p2x2_nb4_sub1x4_vec8_8",
     "grouped_conv_fwd_depthwise_fp32_ngchw_3d_8x16_f5_s2x2_p2x2_nb4_sub1x4_vec4_4",
     "grouped_conv_fwd_depthwise_fp32_ngchw_3d_8x16_f7_s2x2_p3x3_nb4_sub1x4_vec4_4",
 }
@@ -116,14 +118,37 @@ _BWD_WEIGHT = DepthwiseShape(16, 16, 4, 2, 4, 4)
 _BWD_WEIGHT_VEC8 = DepthwiseShape(16, 16, 4, 2, 4, 8)
 _FWD_8X16_NB2_VEC8 = DepthwiseShape(8, 16, 2, 1, 4, 8)
 _FWD_8X16_NB2_VEC4 = DepthwiseShape(8, 16, 2, 1, 4, 4)
-# (shape, filters) per (direction, 16-bit?): 16-bit fwd and bwd_data 8x32 nb2 vec 8 for 3/5/7 and the 8x16 nb4
-# vec-4 shape for 3x3 (channel counts that are multiples of 4, X3D's 108), 16-bit bwd_weight 16x16 vec 8 for
-# 3x3 beside vec 4 for 3/5/7; fp32 the 8x16 nb4 vec-4 shapes, bwd_weight 16x16 vec 4; fwd adds 8x16 nb2
-# sub1x4, vec 8 for 16-bit 7x7 and vec 4 for fp32 5x5 and 7x7 (their stride 2 fits only there).
+_FWD_8X28 = DepthwiseShape(8, 28, 2, 1, 4, 8)
+_BWD_DATA_8X28 = DepthwiseShape(8, 28, 2, 2, 4, 8)
+_FWD_4X28 = DepthwiseShape(4, 28, 4, 1, 4, 8)
+_BWD_DATA_4X28 = DepthwiseShape(4, 28, 4, 2, 4, 8)
+_BWD_WEIGHT_16X28_VEC8 = DepthwiseShape(16, 28, 4, 2, 4, 8)
+_BWD_WEIGHT_16X28_VEC4 = DepthwiseShape(16, 28, 4, 2, 4, 4)
+# (shape, filters) per (direction, 16-bit?): 16-bit fwd and bwd_data 8x32 nb2 vec 8 for 3/5/7, the 8x16 nb4
+# vec-4 shape for 3x3 (channel counts that are multiples of 4, X3D's 108) and 8x28 nb2 vec 8 for 3x3, fwd 4x28
+# nb4 for 3x3 and 5x5, bwd_data 4x28 nb4 for 5x5; 16-bit bwd_weight 16x16 vec 8 for 3x3 beside vec 4 for
+# 3/5/7, and 16x28 at vec 8 and vec 4 for 3x3; fp32 the 8x16 nb4 vec-4 shapes, bwd_weight 16x16 vec 4; fwd
+# adds 8x16 nb2 sub1x4, vec 8 for 16-bit 7x7 and vec 4 for fp32 5x5 and 7x7 (their stride 2 fits only there).
 DEFAULT_3D = {
-    (Direction.FWD, True): ((_FWD_8X32, (3, 5, 7)), (_FWD_8X16_VEC4, (3,)), (_FWD_8X16_NB2_VEC8, (7,))),
-    (Direction.BWD_DATA, True): ((_BWD_DATA_8X32, (3, 5, 7)), (_BWD_DATA_8X16_VEC4, (3,))),
-    (Direction.BWD_WEIGHT, True): ((_BWD_WEIGHT_VEC8, (3,)), (_BWD_WEIGHT, (3, 5, 7))),
+    (Direction.FWD, True): (
+        (_FWD_8X32, (3, 5, 7)),
+        (_FWD_8X16_VEC4, (3,)),
+        (_FWD_8X16_NB2_VEC8, (7,)),
+        (_FWD_8X28, (3,)),
+        (_FWD_4X28, (3, 5)),
+    ),
+    (Direction.BWD_DATA, True): (
+        (_BWD_DATA_8X32, (3, 5, 7)),
+        (_BWD_DATA_8X28, (3,)),
+        (_BWD_DATA_4X28, (5,)),
+        (_BWD_DATA_8X16_VEC4, (3,)),
+    ),
+    (Direction.BWD_WEIGHT, True): (
+        (_BWD_WEIGHT_VEC8, (3,)),
+        (_BWD_WEIGHT_16X28_VEC8, (3,)),
+        (_BWD_WEIGHT_16X28_VEC4, (3,)),
+        (_BWD_WEIGHT, (3, 5, 7)),
+    ),
     (Direction.FWD, False): ((_FWD_8X16_VEC4, (3, 5, 7)), (_FWD_8X16_NB2_VEC4, (5, 7))),
     (Direction.BWD_DATA, False): ((_BWD_DATA_8X16_VEC4, (3, 5, 7)),),
     (Direction.BWD_WEIGHT, False): ((_BWD_WEIGHT, (3, 5, 7)),),
@@ -140,11 +165,12 @@ def candidates(direction: Direction, dtype: DataType) -> int:
 
 @pytest.mark.parametrize(("direction", "dtype"), SIGNATURES, ids=lambda v: v.value)
 def test_default_3d_depthwise(direction: Direction, dtype: DataType) -> None:
-    """default at ndim 3: 16-bit fwd 8x32 nb2 sub1x4 vec 8 (3/5/7), 8x16 nb4 sub1x4 vec 4 (3) and 8x16 nb2
-    sub1x4 vec 8 (7), 16-bit bwd_data 8x32 nb2 sub2x4 vec 8 (3/5/7) and 8x16 nb4 sub2x4 vec 4 (3), 16-bit
-    bwd_weight 16x16 nb4 sub2x4 vec 8 (3) and vec 4 (3/5/7), fp32 fwd and bwd_data the 8x16 nb4 vec-4 shapes
-    (3/5/7), fp32 fwd also 8x16 nb2 sub1x4 vec 4 (5/7), and bwd_weight 16x16 nb4 sub2x4 vec 4 (3/5/7), each
-    filter at strides 1 and 2; what validity refuses is exactly
+    """default at ndim 3: 16-bit fwd 8x32 nb2 sub1x4 vec 8 (3/5/7), 8x16 nb4 sub1x4 vec 4 (3), 8x16 nb2
+    sub1x4 vec 8 (7), 8x28 nb2 sub1x4 vec 8 (3) and 4x28 nb4 sub1x4 vec 8 (3/5), 16-bit bwd_data 8x32 nb2
+    sub2x4 vec 8 (3/5/7), 8x28 nb2 (3), 4x28 nb4 (5) and 8x16 nb4 sub2x4 vec 4 (3), 16-bit bwd_weight 16x16
+    nb4 sub2x4 vec 8 (3) and vec 4 (3/5/7) and 16x28 nb4 sub2x4 vec 8 and vec 4 (3), fp32 fwd and bwd_data
+    the 8x16 nb4 vec-4 shapes (3/5/7), fp32 fwd also 8x16 nb2 sub1x4 vec 4 (5/7), and bwd_weight 16x16 nb4
+    sub2x4 vec 4 (3/5/7), each filter at strides 1 and 2; what validity refuses is exactly
     DEFAULT_3D_DROPPED, reported with its rule, and the kept ones are a subset of full's 3D depthwise."""
     expected = default_3d(direction, dtype)
     assert DEFAULT_DEPTHWISE_3D[(direction, dtype)] == expected
