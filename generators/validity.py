@@ -494,23 +494,23 @@ def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
     """Shared memory a block needs with one stage of its halo ring, what the configuration must fit
     (``depthwise::Shape``, ``BwdDataShape``, ``BwdWeightShape`` ``::kSmemBytes``; the kernel allocates a
     second stage when two fit, ``kStages``; docs/depthwise.md), 16-byte aligned parts:
-    staged pixels as ``_pixel_layout_bytes`` places them (2D: 128-byte aligned column residues, TMA's boxes),
+    staged pixels as ``_pixel_layout_bytes`` places them (2D and 3D with 16-byte vectors: 128-byte aligned
+    column residues, TMA's boxes),
     two 8-byte stage barriers last. fwd: the input halo of the block's nbatch x out_vec channels (column
     residues sub_w x stride_w apart), then the F x F fp32 weights; bwd_data: the dY halo its dX tile reads
     (residues sub_w / stride_w apart), then the weights; bwd_weight: the X halo as fwd, the dY tile (residues
     sub_w apart), then one F x F fp32 partial per warp.
 
     3D (docs/depthwise.md, "3D"): with FD = filter depth slices (FD = 1 in 2D), fwd and bwd_data stage FD
-    halo slices, laid out for TMA where a vector is 16 bytes (else each 16-byte aligned, its rows' residues
-    side by side), and the F x F x F weights (``kWeightBytes = kFilterD * F * F * CB * 4``). bwd_weight is
-    unchanged: a block handles one depth tap, so its shared memory is the 2D one."""
+    halo slices and the F x F x F weights (``kWeightBytes = kFilterD * F * F * CB * 4``); a bwd_weight block
+    handles one depth tap and stages the 2D parts. Every 3D slice is laid out for TMA where a vector is 16
+    bytes, else 16-byte aligned with its rows' residues side by side."""
     channels = c.nbatch * c.out_vec
     element = c.dtype.size_bytes
     depth = c.filter if c.ndim_spatial == 3 else 1
     weights = c.filter * c.filter * channels * ACCUMULATOR_BYTES
-    planar = c.ndim_spatial == 2  # bwd_weight stages by TMA in 2D only
-    # fwd and bwd_data halos: 2D, and 3D with 16-byte vectors (depthwise::halo_by_tma)
-    tma_halo = planar or c.in_vec * element >= TMA_MIN_VECTOR_BYTES
+    # Laid out for TMA: 2D, and 3D with 16-byte vectors (depthwise::halo_by_tma)
+    tma_halo = c.ndim_spatial == 2 or c.in_vec * element >= TMA_MIN_VECTOR_BYTES
     if c.direction is Direction.BWD_DATA:
         halo_h = (
             bwd_data_dy_hi(c.tile_h, c.filter, c.stride_h, c.pad_h)
@@ -526,10 +526,9 @@ def depthwise_smem_bytes(c: DepthwiseConfig) -> int:
         return depth * halo + align_up(depth * weights, SMEM_ALIGN) + DEPTHWISE_BARRIER_BYTES
     in_h = (c.tile_h - 1) * c.stride_h + c.filter
     in_w = (c.tile_w - 1) * c.stride_w + c.filter
-    x_tma = planar if c.direction is Direction.BWD_WEIGHT else tma_halo
-    halo = _pixel_layout_bytes(in_h, in_w, c.sub_w * c.stride_w, channels, element, x_tma)
+    halo = _pixel_layout_bytes(in_h, in_w, c.sub_w * c.stride_w, channels, element, tma_halo)
     if c.direction is Direction.BWD_WEIGHT:
-        dy_tile = _pixel_layout_bytes(c.tile_h, c.tile_w, c.sub_w, channels, element, planar)
+        dy_tile = _pixel_layout_bytes(c.tile_h, c.tile_w, c.sub_w, channels, element, tma_halo)
         partials = depthwise_threads(c) // WARP_SIZE * weights
         return halo + dy_tile + align_up(partials, SMEM_ALIGN) + DEPTHWISE_BARRIER_BYTES
     return depth * halo + align_up(depth * weights, SMEM_ALIGN) + DEPTHWISE_BARRIER_BYTES

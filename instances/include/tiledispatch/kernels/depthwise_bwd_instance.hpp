@@ -160,8 +160,10 @@ class DepthwiseBwdWeightInstance : public GroupedConvInstance {
       params.chunks = int(residue_chunks), params.items = plan.items;
       CUtensorMap x_map{}, dy_map{};
       const bool tma =
-          kernels::encode_pixel_map<typename S::XHalo>(x_map, Traits::kDataType, params.x, x.grid, p.C, p.N) &&
-          kernels::encode_pixel_map<typename S::DyTile>(dy_map, Traits::kDataType, params.dy, dy.grid, p.C, p.N);
+          kernels::encode_pixel_map<typename S::XHalo>(x_map, Traits::kDataType, params.x, x.grid, p.C,
+                                                       p.N * p.input[0]) &&
+          kernels::encode_pixel_map<typename S::DyTile>(dy_map, Traits::kDataType, params.dy, dy.grid, p.C,
+                                                        p.N * p.output()[0]);
       params.staging = (prefetch ? kernels::depthwise::kStagePrefetch : 0) | (tma ? kernels::depthwise::kStageTma : 0);
       // One block per (slice, chunk) and depth tap (blockIdx.y).
       kernel<<<dim3(unsigned(plan.slices * residue_chunks), unsigned(S::kFilterD)), S::kLaunchThreads,

@@ -144,9 +144,10 @@ struct BwdWeightShape {
   static constexpr int kWindowW = (kSubW - 1) * kStrideW + kFilter;
   static constexpr int kWindowH = (kSubH - 1) * kStrideH + kFilter;  // X rows of a thread's window
   // The X halo as the forward input halo; the dY tile's columns in SubW residues of ThreadsW positions, so that
-  // the threads of a row read consecutive positions. A 3D block stages 2D slices (one depth tap), cp.async.
-  using XHalo = PixelLayout<T, kInH, kChannels, kColStep, kQW, kNDim == 2>;
-  using DyTile = PixelLayout<T, kTileH, kChannels, kSubW, kThreadsW, kNDim == 2>;
+  // the threads of a row read consecutive positions. A 3D block stages 2D slices (one depth tap), by TMA where a
+  // vector is 16 bytes (halo_by_tma).
+  using XHalo = PixelLayout<T, kInH, kChannels, kColStep, kQW, halo_by_tma<T>(kNDim, kInVec)>;
+  using DyTile = PixelLayout<T, kTileH, kChannels, kSubW, kThreadsW, halo_by_tma<T>(kNDim, kInVec)>;
   static constexpr bool kTma = XHalo::kTma && DyTile::kTma;
   static constexpr int kInputBytes = XHalo::kBytes;
   static constexpr int kDyBytes = DyTile::kBytes;
@@ -389,6 +390,7 @@ __global__ void __launch_bounds__(BwdWeightShape<Traits>::kLaunchThreads)
           const int source = depth_source(p.depth, image % p.depth.walked, fz);
           if (source < 0) {
             idle |= 1u << buffer;
+            if (by_tma && tid == 0) stages.expect(buffer, 0);  // nothing to stage: the phase completes at once
             return;
           }
           x_slice = image / p.depth.walked * p.depth.read + source;
