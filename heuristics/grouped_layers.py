@@ -82,10 +82,55 @@ def depthwise_layers() -> list[ConvProblem]:
     ]
 
 
+DEPTHWISE_3D_LAYERS: tuple[tuple[int, int, int, int, int, int], ...] = (
+    # 3x3x3, stride 1: X3D-style stages at 56^2 to 7^2
+    (4, 24, 16, 56, 3, 1), (8, 48, 8, 56, 3, 1), (4, 96, 16, 28, 3, 1), (8, 108, 8, 28, 3, 1),
+    (2, 144, 16, 28, 3, 1), (4, 192, 16, 14, 3, 1), (8, 216, 8, 14, 3, 1), (4, 240, 16, 14, 3, 1),
+    (4, 480, 8, 7, 3, 1), (2, 64, 16, 112, 3, 1),
+    # 3x3x3, stride 1x2x2: each stage's first block
+    (4, 48, 16, 56, 3, 2), (8, 96, 8, 56, 3, 2), (4, 216, 16, 28, 3, 2), (8, 432, 8, 14, 3, 2),
+    (2, 64, 16, 112, 3, 2),
+    # 5x5x5 and 7x7x7, stride 1 and 1x2x2
+    (4, 96, 8, 28, 5, 1), (4, 192, 8, 14, 5, 1), (2, 48, 8, 56, 5, 1), (8, 384, 8, 14, 5, 1),
+    (4, 128, 8, 28, 5, 2), (4, 96, 8, 56, 5, 2),
+    (4, 64, 8, 28, 7, 1), (2, 256, 8, 14, 7, 1), (4, 96, 8, 56, 7, 1),
+    (4, 64, 8, 28, 7, 2), (2, 128, 8, 56, 7, 2),
+)  # fmt: skip
+"""(batch, channels, depth, input size, filter, stride in H and W) of 3D depthwise layers (cubic filter,
+"same" padding, unit depth stride): the sets held no 3D depthwise layer, so the models ranked the 3D kernel
+shapes by what they learnt in 2D and picked the 8x16 vec-4 forward shape at 0.47 of the best on X3D's
+stride-2 layer (session 51). Batches of 2 to 8 and depths of 8 and 16, none a row of
+`bench/problems/depthwise_3d.csv`."""
+
+
+def depthwise_3d_layers() -> list[ConvProblem]:
+    """Each entry of DEPTHWISE_3D_LAYERS."""
+    return [
+        ConvProblem(
+            N=batch,
+            C=channels,
+            K=channels,
+            G=channels,
+            Di=depth,
+            Hi=size,
+            Wi=size,
+            Z=filt,
+            Y=filt,
+            X=filt,
+            stride_h=stride,
+            stride_w=stride,
+            pad_d=filt // 2,
+            pad_h=filt // 2,
+            pad_w=filt // 2,
+        )
+        for batch, channels, depth, size, filt, stride in DEPTHWISE_3D_LAYERS
+    ]
+
+
 def network_layers() -> list[ConvProblem]:
     """Every layer the training sets append to the CK shapes, in their order: grouped_layers, regnet_layers,
-    then depthwise_layers."""
-    return [*grouped_layers(), *regnet_layers(), *depthwise_layers()]
+    depthwise_layers, then depthwise_3d_layers."""
+    return [*grouped_layers(), *regnet_layers(), *depthwise_layers(), *depthwise_3d_layers()]
 
 
 def grouped_layers() -> list[ConvProblem]:

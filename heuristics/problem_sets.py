@@ -3,10 +3,12 @@
 ``forward_synthetic_extended.csv`` (1,886 rows, the upstream forward training set) lists layer shapes; 104
 rows repeat an earlier one. ``heuristics.grouped_layers`` appends 66 network-scale grouped layers after them
 (so the CK shapes keep their indices), then 44 RegNet layers whose G is not a power of two
-(``regnet_layers``). Every layer that trains runs all three directions on the same shape, so each direction's
-set is the same de-duplicated shape list, in first-seen order, with a ``name`` column (``<dir>_<index>``).
-The backward sets therefore hold exactly the layers the forward set holds, which keeps the three models'
-evaluations comparable shape for shape. ``sample`` picks a deterministic subset for a shorter sweep."""
+(``regnet_layers``), 44 depthwise layers (``depthwise_layers``) and 26 3D depthwise ones
+(``depthwise_3d_layers``). Every layer that trains runs all three directions on the same shape, so each
+direction's set is the same de-duplicated shape list, in first-seen order, with a ``name`` column
+(``<dir>_<index>``). The backward sets therefore hold exactly the layers the forward set holds, which keeps
+the three models' evaluations comparable shape for shape. ``sample`` picks a deterministic subset for a
+shorter sweep."""
 
 from __future__ import annotations
 

@@ -8,7 +8,13 @@ import csv
 import pytest
 
 from generators.problem import CSV_COLUMNS, load_problems
-from heuristics.grouped_layers import depthwise_layers, grouped_layers, network_layers, regnet_layers
+from heuristics.grouped_layers import (
+    depthwise_3d_layers,
+    depthwise_layers,
+    grouped_layers,
+    network_layers,
+    regnet_layers,
+)
 from heuristics.problem_sets import direction_set, sample, to_csv
 from tests.conftest import SHARED_DIR
 from tests.selection.conftest import REPO_ROOT
@@ -98,3 +104,17 @@ def test_depthwise_layers_cover_every_filter_and_stride_and_are_not_benchmark_sh
     assert {p.N for p in layers} == {16, 64}
     assert not set(keys) & {_key(p) for p in [*grouped_layers(), *regnet_layers()]}
     _assert_no_benchmark_shapes(keys, "the depthwise layers")
+
+
+def test_depthwise_3d_layers_cover_every_filter_and_stride_and_are_not_benchmark_shapes():
+    """Cubic filters 3/5/7 at H and W strides 1 and 2 (unit depth stride), "same" padding in every axis, each
+    layer 3D depthwise, none a 2D layer's shape nor a benchmark table's row."""
+    layers = depthwise_3d_layers()
+    keys = [_key(p) for p in layers]
+    assert len(keys) == len(set(keys)) == 26
+    assert all(p.G == p.C == p.K > 1 and p.Di > 1 for p in layers)
+    assert {(p.X, p.stride_h) for p in layers} == {(f, s) for f in (3, 5, 7) for s in (1, 2)}
+    assert all(p.Z == p.Y == p.X and p.pad_d == p.pad_h == p.pad_w == p.X // 2 for p in layers)
+    assert all(p.stride_d == 1 and p.stride_w == p.stride_h for p in layers)
+    assert not set(keys) & {_key(p) for p in [*grouped_layers(), *regnet_layers(), *depthwise_layers()]}
+    _assert_no_benchmark_shapes(keys, "the 3D depthwise layers")
