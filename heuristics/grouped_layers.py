@@ -29,20 +29,27 @@ BATCHES: tuple[int, ...] = (16, 64)
 STRIDED_BATCH = 16
 
 
-def _layer(batch: int, channels: int, width: int, size: int, stride: int, filt: int = 3) -> ConvProblem:
-    """A `filt` x `filt` layer of `width`-channel groups, "same" padding, `size` output pixels a side."""
+def _layer(
+    batch: int, channels: int, width: int, size: int, stride: int, filt: int = 3, depth: int = 1
+) -> ConvProblem:
+    """A `filt` x `filt` layer of `width`-channel groups, "same" padding, `size` output pixels a side; with
+    `depth` > 1 a 3D one of `depth` frames and a cubic filter (unit depth stride)."""
     groups = round(channels / width)
+    depth_filt = filt if depth > 1 else 1
     return ConvProblem(
         N=batch,
         C=groups * width,
         K=groups * width,
         G=groups,
+        Di=depth,
         Hi=size * stride,
         Wi=size * stride,
+        Z=depth_filt,
         Y=filt,
         X=filt,
         stride_h=stride,
         stride_w=stride,
+        pad_d=depth_filt // 2,
         pad_h=filt // 2,
         pad_w=filt // 2,
     )
@@ -106,23 +113,7 @@ stride-2 layer (session 51). Batches of 2 to 8 and depths of 8 and 16, none a ro
 def depthwise_3d_layers() -> list[ConvProblem]:
     """Each entry of DEPTHWISE_3D_LAYERS."""
     return [
-        ConvProblem(
-            N=batch,
-            C=channels,
-            K=channels,
-            G=channels,
-            Di=depth,
-            Hi=size,
-            Wi=size,
-            Z=filt,
-            Y=filt,
-            X=filt,
-            stride_h=stride,
-            stride_w=stride,
-            pad_d=filt // 2,
-            pad_h=filt // 2,
-            pad_w=filt // 2,
-        )
+        _layer(batch, channels, 1, size // stride, stride, filt, depth)
         for batch, channels, depth, size, filt, stride in DEPTHWISE_3D_LAYERS
     ]
 
