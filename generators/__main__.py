@@ -15,6 +15,16 @@ USAGE = 2
 INTERRUPTED = 130
 
 
+def _interrupted(error: BaseException | None) -> bool:
+    """Whether a Ctrl-C caused `error`: Python wraps a KeyboardInterrupt raised while a class body is set up
+    (a pydantic model at import) in a RuntimeError whose cause it is."""
+    while error is not None:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
 def _run() -> int:
     try:
         from driver.cli import main
@@ -30,7 +40,9 @@ try:
     # the default handler (the process dies by the signal, saying nothing) or runs threading's shutdown hook
     # (a traceback after a finished run); ignoring it lets the run end with its own status.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-except KeyboardInterrupt:
+except BaseException as error:
+    if not _interrupted(error):
+        raise
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.stderr.write(f"{PROG}: interrupted\n")
     status = INTERRUPTED
