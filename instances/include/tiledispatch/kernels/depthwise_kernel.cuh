@@ -167,6 +167,12 @@ struct Shape {
   // shapes stay unrolled); rolled 3x3 / 5x5 shapes were up to 13 % slower.
   static constexpr int kFilterRowUnroll =
       kFilter == 7 && (kOutVec == 8 || sizeof(T) == 4 || kNDim == 3) ? 1 : kFilter;
+  // 2D sub-tiles of several rows at stride 1 walk their input rows once (fwd_sub_tile_rows): a row is read and
+  // converted once, not once per output row it reaches, for every row's accumulators live at once. H200,
+  // session 52: stride 1 +1-7 %; stride 2 (an input row reaches half as many output rows, its window twice as
+  // wide) 0-3 % at 3x3 and 20-37 % slower at 5x5 (128-255 registers); 7x7 and wider sub-tiles not measured.
+  static constexpr bool kRowReuse = kNDim == 2 && kSubH > 1 && kStrideH == 1 && kSubH * kSubW * kOutVec <= 64 &&
+                                    kFilter <= 5;
 };
 
 // How a kernel addresses a channels-last tensor of tensor_h x tensor_w pixels: through a grid of height x width
@@ -450,6 +456,41 @@ __device__ __forceinline__ void fwd_row_taps(float (&acc)[S::kSubW][S::kOutVec],
   }
 }
 
+// Adds every tap of a fwd thread's whole 2D sub-tile, input row by input row: a row's window is read and
+// converted once, then added to each output row it reaches with that row's filter row of weights.
+template <class S>
+__device__ __forceinline__ void fwd_sub_tile_rows(float (&acc)[S::kSubH][S::kSubW][S::kOutVec],
+                                                  const typename S::T* s_slice, const float* s_w, int group, int sx,
+                                                  int sy) {
+  constexpr int F = S::kFilter, CB = S::kChannels, V = S::kOutVec, SH = S::kStrideH;
+  constexpr int kInRows = (S::kSubH - 1) * SH + F;
+#pragma unroll
+  for (int i = 0; i < kInRows; ++i) {
+    const typename S::T* row = s_slice + (sy * S::kSubH * SH + i) * S::Halo::kRowPitch + group * V;
+    float xin[S::kWindowW][V];
+#pragma unroll
+    for (int k = 0; k < S::kWindowW; ++k) {
+      load_floats<V>(row + S::Halo::at(0, k % S::kColStep, sx + k / S::kColStep), xin[k]);
+    }
+#pragma unroll
+    for (int r = 0; r < S::kSubH; ++r) {
+      const int fy = i - r * SH;
+      if (fy < 0 || fy >= F) continue;
+      float w[F][V];
+#pragma unroll
+      for (int fx = 0; fx < F; ++fx)
+#pragma unroll
+        for (int v = 0; v < V; ++v) w[fx][v] = s_w[(fy * F + fx) * CB + group * V + v];
+#pragma unroll
+      for (int c = 0; c < S::kSubW; ++c)
+#pragma unroll
+        for (int fx = 0; fx < F; ++fx)
+#pragma unroll
+          for (int v = 0; v < V; ++v) acc[r][c][v] = fmaf(w[fx][v], xin[c * S::kStrideW + fx][v], acc[r][c][v]);
+    }
+  }
+}
+
 // One output tile of a fwd block from its staged halo slices `s_in` and weights `s_w`; `image` is the output's
 // image index, depth tap z computed when bit z of `taps` is set (a slice staged for it; 3D only).
 template <class S>
@@ -462,6 +503,29 @@ __device__ __forceinline__ void fwd_tile(const typename S::T* s_in, const float*
   if (oh0 + sy * S::kSubH >= p.out.height || ow0 + sx * S::kSubW >= p.out.width) return;
   const int gc = c0 + group * V;
   T* out = static_cast<T*>(p.output);
+  if constexpr (S::kRowReuse) {
+    float acc[S::kSubH][S::kSubW][V];
+#pragma unroll
+    for (int r = 0; r < S::kSubH; ++r)
+#pragma unroll
+      for (int c = 0; c < S::kSubW; ++c)
+#pragma unroll
+        for (int v = 0; v < V; ++v) acc[r][c][v] = 0.f;
+    fwd_sub_tile_rows<S>(acc, s_in, s_w, group, sx, sy);
+    if (gc >= p.C) return;
+#pragma unroll
+    for (int r = 0; r < S::kSubH; ++r) {
+      const int oh = oh0 + sy * S::kSubH + r;
+#pragma unroll
+      for (int c = 0; c < S::kSubW; ++c) {
+        const int ow = ow0 + sx * S::kSubW + c;
+        if (oh < p.out.height && ow < p.out.width) {
+          store_floats<V>(out + pixel_offset(p.out, image, oh, ow, p.C) + gc, acc[r][c]);
+        }
+      }
+    }
+    return;
+  }
   // One output row of the sub-tile at a time: SubW x OutVec accumulators and one filter row of weights live in
   // registers. The row and depth loops stay rolled: unrolled, the 5x5 / 8-wide sub-tiles exceed nvcc's unroll
   // budget and fall into local memory.
