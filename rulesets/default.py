@@ -17,8 +17,8 @@ kernel faster, one of them gm 32 for C/G = 2 (``DIRECT_BWD_WEIGHT_TILES``; fp32 
 alone, with 64-pixel chains, and gm 2 for C/G = 32, ``FP32_DIRECT_BWD_WEIGHT_TILES``), and one gm-2 tile whose
 merged groups come by TMA in 128-byte rows (``MERGED_TMA_BWD_WEIGHT_TILES``). Every direction adds its
 depthwise direct kernels. 2D: filters 3, 5 and 7 x strides 1 and 2 on the shapes of ``DEFAULT_DEPTHWISE`` (two
-per backward direction in fp32, four in fp32 forward, six to nine for 16-bit types; some shapes serve only
-some filters): twelve per request for fp32, and for fp16 and bf16 twenty-eight (fwd), thirty (bwd_data) and
+per backward direction in fp32, four in fp32 forward, six to twelve for 16-bit types; some shapes serve only
+some filters): twelve per request for fp32, and for fp16 and bf16 thirty-eight (fwd), thirty (bwd_data) and
 eighteen (bwd_weight). 3D (cubic filter, docs/depthwise.md "3D"): filters 3, 5 and 7 x strides 1 and 2
 on the shapes of ``DEFAULT_DEPTHWISE_3D``: in 16-bit types fwd 8x32 nb2 sub1x4 vec 8 and bwd_data 8x32 nb2
 sub2x4 vec 8, each with the 8x16 nb4 vec-4 shape of its sub-tile for 3x3 (channel counts that are multiples of
@@ -218,6 +218,10 @@ DEFAULT_PIPELINES = {
 # whole tiles of 28 columns where 16 and 32 leave a part-empty one; 7 rows tile the 28^2 outputs of stride 2.
 # 8x28 nb4 sub1x4 at stride 1 (C=144 and 192 56^2: +5-7 % in 16 bits, +7-11 % in fp32; C=240 28^2 +15 %),
 # 7x28 nb4 sub1x4 at stride 2 (+3-8 %), 8x56 nb4 sub1x8 vec 4 for 16-bit 7x7 (C=128 56^2 +5 %).
+# Session 52 (H200, "Session 52"): once stride-1 sub-tiles of several rows walk their input rows once
+# (Shape::kRowReuse), 8x28 nb4 sub2x4 vec 8 and nb8 sub4x4 vec 4 for 3x3 (C=144 / 192 56^2 +1-4 %),
+# 8x28 nb8 sub2x4 vec 4 for 3x3 and 5x5 (C=240 28^2 +5 %), and 4x28 nb8 sub1x4 vec 4 for 5x5, whose stride-2
+# slices of 32 channels run on twice the threads of nb4 vec 8 (depthwise_5x5_s2 +3-9 %).
 _FWD_16BIT = (
     (DepthwiseShape(8, 16, 4, 2, 4, 8), (3, 5)),
     (DepthwiseShape(8, 16, 4, 1, 4, 8), (3, 5, 7)),
@@ -227,6 +231,10 @@ _FWD_16BIT = (
     (DepthwiseShape(8, 28, 4, 1, 4, 8), (3, 5, 7)),
     (DepthwiseShape(7, 28, 4, 1, 4, 8), (3, 5)),
     (DepthwiseShape(8, 56, 4, 1, 8, 4), (7,)),
+    (DepthwiseShape(8, 28, 4, 2, 4, 8), (3,)),
+    (DepthwiseShape(8, 28, 8, 2, 4, 4), (3, 5)),
+    (DepthwiseShape(8, 28, 8, 4, 4, 4), (3,)),
+    (DepthwiseShape(4, 28, 8, 1, 4, 4), (5,)),
 )
 _ALL_FILTERS = space.DEPTHWISE_BWD_FILTERS
 _VEC4 = DepthwiseShape(16, 16, 4, 2, 4, 4)  # fp32 in every direction, 16-bit bwd_weight and 7x7 bwd_data
