@@ -111,9 +111,9 @@ struct BwdDataShape {
   // or faster), and 16-bit 3D 7x7x7 runs 11-28 % faster rolled; every other shape 2-18 % slower rolled.
   static constexpr int kFilterRowUnroll =
       (sizeof(T) == 4 && kNDim == 2) || (sizeof(T) == 2 && kNDim == 3 && kFilter == 7) ? 1 : kFilter;
-  // As the forward kernel's Shape::kRowReuse: 2D stride-1 sub-tiles walk their dY rows once
-  // (bwd_data_sub_tile_rows). H200, session 52: 16-bit +2-15 % (sub2x2 +28-52 %), fp32 3x3 +2-6 %, fp32 5x5 10 %
-  // slower (the row loop it replaces stays rolled there, kFilterRowUnroll), so fp32 walks 3x3 only.
+  // As the forward kernel's Shape::kRowReuse: 2D stride-1 sub-tiles walk their dY rows once (sub_tile_rows, the
+  // filter turned by 180 degrees). H200, session 52: 16-bit +2-15 % (sub2x2 +28-52 %), fp32 3x3 +2-6 %, fp32 5x5
+  // 10 % slower (the row loop it replaces stays rolled there, kFilterRowUnroll), so fp32 walks 3x3 only.
   static constexpr bool kRowReuse = kNDim == 2 && kSubH > 1 && kStrideH == 1 && kStrideW == 1 &&
                                     kSubH * kSubW * kOutVec <= 64 && kFilter <= (sizeof(T) == 4 ? 3 : 5);
 };
@@ -240,42 +240,6 @@ __device__ __forceinline__ void bwd_data_row_taps(float (&acc)[S::kSubW][S::kOut
   }
 }
 
-// Adds every tap of a stride-1 bwd_data thread's whole 2D sub-tile, dY row by dY row: row j of the window is read
-// and converted once, then added to each dX row r it reaches, through filter row F - 1 + r - j.
-template <class S>
-__device__ __forceinline__ void bwd_data_sub_tile_rows(float (&acc)[S::kSubH][S::kSubW][S::kOutVec],
-                                                       const typename S::T* s_slice, const float* s_w, int group,
-                                                       int sx, int sy) {
-  constexpr int F = S::kFilter, CB = S::kChannels, V = S::kOutVec;
-  static_assert(S::kStrideH == 1 && S::kStrideW == 1, "the row walk is for stride 1");
-#pragma unroll
-  for (int j = 0; j < S::kSubH + F - 1; ++j) {
-    const typename S::T* row = s_slice + (sy * S::kSubH + j) * S::Halo::kRowPitch + group * V;
-    float g[S::kWindowW][V];
-#pragma unroll
-    for (int k = 0; k < S::kWindowW; ++k) {
-      load_floats<V>(row + S::Halo::at(0, k % S::kColStep, sx + k / S::kColStep), g[k]);
-    }
-#pragma unroll
-    for (int r = 0; r < S::kSubH; ++r) {
-      const int fy = F - 1 + r - j;
-      if (fy < 0 || fy >= F) continue;
-      float w[F][V];
-#pragma unroll
-      for (int fx = 0; fx < F; ++fx)
-#pragma unroll
-        for (int v = 0; v < V; ++v) w[fx][v] = s_w[(fy * F + fx) * CB + group * V + v];
-      // Column c takes window column k through tap fx = c + pad - (k + lo) = c + F - 1 - k.
-#pragma unroll
-      for (int c = 0; c < S::kSubW; ++c)
-#pragma unroll
-        for (int fx = 0; fx < F; ++fx)
-#pragma unroll
-          for (int v = 0; v < V; ++v) acc[r][c][v] = fmaf(w[fx][v], g[c + F - 1 - fx][v], acc[r][c][v]);
-    }
-  }
-}
-
 // One dX tile of a bwd_data block from its staged dY halo slices and weights; `image` is dX's image index,
 // depth tap z computed when bit z of `taps` is set (3D only).
 template <class S>
@@ -289,55 +253,39 @@ __device__ __forceinline__ void bwd_data_tile(const typename S::T* s_dy, const f
   T* dx = static_cast<T*>(p.dx);
   if constexpr (S::kRowReuse) {
     float acc[S::kSubH][S::kSubW][V];
-#pragma unroll
-    for (int r = 0; r < S::kSubH; ++r)
-#pragma unroll
-      for (int c = 0; c < S::kSubW; ++c)
-#pragma unroll
-        for (int v = 0; v < V; ++v) acc[r][c][v] = 0.f;
-    bwd_data_sub_tile_rows<S>(acc, s_dy, s_w, group, sx, sy);
-    if (gc >= p.C) return;
-#pragma unroll
-    for (int r = 0; r < S::kSubH; ++r) {
-      const int ih = ih0 + sy * S::kSubH + r;
-#pragma unroll
-      for (int c = 0; c < S::kSubW; ++c) {
-        const int iw = iw0 + sx * S::kSubW + c;
-        if (ih < p.dx_grid.height && iw < p.dx_grid.width) {
-          store_floats<V>(dx + pixel_offset(p.dx_grid, image, ih, iw, p.C) + gc, acc[r][c]);
-        }
-      }
-    }
-    return;
-  }
-  // Rows in groups of SH: the phase ry of a row, hence its filter rows, is compile-time; the group and depth
-  // loops stay rolled (code size, as in the forward kernel).
+    zero_sub_tile(acc);
+    sub_tile_rows<S, true>(acc, s_dy, s_w, group, sx, sy);  // stride 1: the forward walk, filter turned
+    store_sub_tile(dx, p.dx_grid, image, ih0 + sy * S::kSubH, iw0 + sx * S::kSubW, p.C, gc, acc);
+  } else {
+    // Rows in groups of SH: the phase ry of a row, hence its filter rows, is compile-time; the group and depth
+    // loops stay rolled (code size, as in the forward kernel).
 #pragma unroll 1
-  for (int qr = 0; qr < S::kSubH / SH; ++qr) {
+    for (int qr = 0; qr < S::kSubH / SH; ++qr) {
 #pragma unroll
-    for (int ry = 0; ry < SH; ++ry) {
-      float acc[S::kSubW][V];
+      for (int ry = 0; ry < SH; ++ry) {
+        float acc[S::kSubW][V];
 #pragma unroll
-      for (int c = 0; c < S::kSubW; ++c)
+        for (int c = 0; c < S::kSubW; ++c)
 #pragma unroll
-        for (int v = 0; v < V; ++v) acc[c][v] = 0.f;
-      if constexpr (S::kNDim == 2) {
-        bwd_data_row_taps<S>(acc, s_dy, s_w, group, sx, sy, qr, ry);
-      } else {
+          for (int v = 0; v < V; ++v) acc[c][v] = 0.f;
+        if constexpr (S::kNDim == 2) {
+          bwd_data_row_taps<S>(acc, s_dy, s_w, group, sx, sy, qr, ry);
+        } else {
 #pragma unroll 1
-        for (int fz = 0; fz < S::kFilterD; ++fz) {
-          if ((taps >> fz & 1u) == 0) continue;
-          bwd_data_row_taps<S>(acc, s_dy + fz * S::kSliceElements, s_w + fz * S::kFilter * S::kFilter * CB, group,
-                               sx, sy, qr, ry);
+          for (int fz = 0; fz < S::kFilterD; ++fz) {
+            if ((taps >> fz & 1u) == 0) continue;
+            bwd_data_row_taps<S>(acc, s_dy + fz * S::kSliceElements, s_w + fz * S::kFilter * S::kFilter * CB, group,
+                                 sx, sy, qr, ry);
+          }
         }
-      }
-      const int ih = ih0 + sy * S::kSubH + qr * SH + ry;
-      if (gc < p.C && ih < p.dx_grid.height) {
+        const int ih = ih0 + sy * S::kSubH + qr * SH + ry;
+        if (gc < p.C && ih < p.dx_grid.height) {
 #pragma unroll
-        for (int c = 0; c < S::kSubW; ++c) {
-          const int iw = iw0 + sx * S::kSubW + c;
-          if (iw < p.dx_grid.width) {
-            store_floats<V>(dx + pixel_offset(p.dx_grid, image, ih, iw, p.C) + gc, acc[c]);
+          for (int c = 0; c < S::kSubW; ++c) {
+            const int iw = iw0 + sx * S::kSubW + c;
+            if (iw < p.dx_grid.width) {
+              store_floats<V>(dx + pixel_offset(p.dx_grid, image, ih, iw, p.C) + gc, acc[c]);
+            }
           }
         }
       }

@@ -167,7 +167,7 @@ struct Shape {
   // shapes stay unrolled); rolled 3x3 / 5x5 shapes were up to 13 % slower.
   static constexpr int kFilterRowUnroll =
       kFilter == 7 && (kOutVec == 8 || sizeof(T) == 4 || kNDim == 3) ? 1 : kFilter;
-  // 2D sub-tiles of several rows at stride 1 walk their input rows once (fwd_sub_tile_rows): a row is read and
+  // 2D sub-tiles of several rows at stride 1 walk their input rows once (sub_tile_rows): a row is read and
   // converted once, not once per output row it reaches, for every row's accumulators live at once. H200,
   // session 52: stride 1 +1-7 %; stride 2 (an input row reaches half as many output rows, its window twice as
   // wide) 0-3 % at 3x3 and 20-37 % slower at 5x5 (128-255 registers); 7x7 and wider sub-tiles not measured.
@@ -456,12 +456,40 @@ __device__ __forceinline__ void fwd_row_taps(float (&acc)[S::kSubW][S::kOutVec],
   }
 }
 
-// Adds every tap of a fwd thread's whole 2D sub-tile, input row by input row: a row's window is read and
-// converted once, then added to each output row it reaches with that row's filter row of weights.
-template <class S>
-__device__ __forceinline__ void fwd_sub_tile_rows(float (&acc)[S::kSubH][S::kSubW][S::kOutVec],
-                                                  const typename S::T* s_slice, const float* s_w, int group, int sx,
-                                                  int sy) {
+// The accumulators of a thread's whole SubH x SubW sub-tile (the kRowReuse paths): zeroed, then stored from
+// pixel (y0, x0) of image `image` of `grid`, channels from gc, where inside the grid.
+template <int SubH, int SubW, int V>
+__device__ __forceinline__ void zero_sub_tile(float (&acc)[SubH][SubW][V]) {
+#pragma unroll
+  for (int r = 0; r < SubH; ++r)
+#pragma unroll
+    for (int c = 0; c < SubW; ++c)
+#pragma unroll
+      for (int v = 0; v < V; ++v) acc[r][c][v] = 0.f;
+}
+template <int SubH, int SubW, int V, class T>
+__device__ __forceinline__ void store_sub_tile(T* out, const PixelGrid& grid, int image, int y0, int x0,
+                                               int channels, int gc, const float (&acc)[SubH][SubW][V]) {
+  if (gc >= channels) return;
+#pragma unroll
+  for (int r = 0; r < SubH; ++r) {
+#pragma unroll
+    for (int c = 0; c < SubW; ++c) {
+      if (y0 + r < grid.height && x0 + c < grid.width) {
+        store_floats<V>(out + pixel_offset(grid, image, y0 + r, x0 + c, channels) + gc, acc[r][c]);
+      }
+    }
+  }
+}
+
+// Adds every tap of a thread's whole 2D sub-tile, input row by input row (the kRowReuse paths): a row's window is
+// read and converted once, then added to each output row it reaches with that row's filter row of weights. With
+// kRotated the filter is turned by 180 degrees: bwd_data at stride 1 is this walk over dY, dX(y, x) taking tap
+// (F - 1 - fy, F - 1 - fx) from dY window position (y + fy, x + fx).
+template <class S, bool kRotated>
+__device__ __forceinline__ void sub_tile_rows(float (&acc)[S::kSubH][S::kSubW][S::kOutVec],
+                                              const typename S::T* s_slice, const float* s_w, int group, int sx,
+                                              int sy) {
   constexpr int F = S::kFilter, CB = S::kChannels, V = S::kOutVec, SH = S::kStrideH;
   constexpr int kInRows = (S::kSubH - 1) * SH + F;
 #pragma unroll
@@ -476,11 +504,12 @@ __device__ __forceinline__ void fwd_sub_tile_rows(float (&acc)[S::kSubH][S::kSub
     for (int r = 0; r < S::kSubH; ++r) {
       const int fy = i - r * SH;
       if (fy < 0 || fy >= F) continue;
+      const int wy = kRotated ? F - 1 - fy : fy;
       float w[F][V];
 #pragma unroll
       for (int fx = 0; fx < F; ++fx)
 #pragma unroll
-        for (int v = 0; v < V; ++v) w[fx][v] = s_w[(fy * F + fx) * CB + group * V + v];
+        for (int v = 0; v < V; ++v) w[fx][v] = s_w[(wy * F + (kRotated ? F - 1 - fx : fx)) * CB + group * V + v];
 #pragma unroll
       for (int c = 0; c < S::kSubW; ++c)
 #pragma unroll
@@ -505,54 +534,38 @@ __device__ __forceinline__ void fwd_tile(const typename S::T* s_in, const float*
   T* out = static_cast<T*>(p.output);
   if constexpr (S::kRowReuse) {
     float acc[S::kSubH][S::kSubW][V];
-#pragma unroll
-    for (int r = 0; r < S::kSubH; ++r)
+    zero_sub_tile(acc);
+    sub_tile_rows<S, false>(acc, s_in, s_w, group, sx, sy);
+    store_sub_tile(out, p.out, image, oh0 + sy * S::kSubH, ow0 + sx * S::kSubW, p.C, gc, acc);
+  } else {
+    // One output row of the sub-tile at a time: SubW x OutVec accumulators and one filter row of weights live in
+    // registers. The row and depth loops stay rolled: unrolled, the 5x5 / 8-wide sub-tiles exceed nvcc's unroll
+    // budget and fall into local memory.
+#pragma unroll 1
+    for (int r = 0; r < S::kSubH; ++r) {
+      float acc[S::kSubW][V];
 #pragma unroll
       for (int c = 0; c < S::kSubW; ++c)
 #pragma unroll
-        for (int v = 0; v < V; ++v) acc[r][c][v] = 0.f;
-    fwd_sub_tile_rows<S>(acc, s_in, s_w, group, sx, sy);
-    if (gc >= p.C) return;
-#pragma unroll
-    for (int r = 0; r < S::kSubH; ++r) {
-      const int oh = oh0 + sy * S::kSubH + r;
-#pragma unroll
-      for (int c = 0; c < S::kSubW; ++c) {
-        const int ow = ow0 + sx * S::kSubW + c;
-        if (oh < p.out.height && ow < p.out.width) {
-          store_floats<V>(out + pixel_offset(p.out, image, oh, ow, p.C) + gc, acc[r][c]);
+        for (int v = 0; v < V; ++v) acc[c][v] = 0.f;
+      if constexpr (S::kNDim == 2) {
+        fwd_row_taps<S>(acc, s_in, s_w, group, sx, sy, r);
+      } else {
+#pragma unroll 1
+        for (int fz = 0; fz < S::kFilterD; ++fz) {
+          if ((taps >> fz & 1u) == 0) continue;
+          fwd_row_taps<S>(acc, s_in + fz * S::kSliceElements, s_w + fz * S::kFilter * S::kFilter * CB, group, sx,
+                          sy, r);
         }
       }
-    }
-    return;
-  }
-  // One output row of the sub-tile at a time: SubW x OutVec accumulators and one filter row of weights live in
-  // registers. The row and depth loops stay rolled: unrolled, the 5x5 / 8-wide sub-tiles exceed nvcc's unroll
-  // budget and fall into local memory.
-#pragma unroll 1
-  for (int r = 0; r < S::kSubH; ++r) {
-    float acc[S::kSubW][V];
+      const int oh = oh0 + sy * S::kSubH + r;
+      if (gc < p.C && oh < p.out.height) {
 #pragma unroll
-    for (int c = 0; c < S::kSubW; ++c)
-#pragma unroll
-      for (int v = 0; v < V; ++v) acc[c][v] = 0.f;
-    if constexpr (S::kNDim == 2) {
-      fwd_row_taps<S>(acc, s_in, s_w, group, sx, sy, r);
-    } else {
-#pragma unroll 1
-      for (int fz = 0; fz < S::kFilterD; ++fz) {
-        if ((taps >> fz & 1u) == 0) continue;
-        fwd_row_taps<S>(acc, s_in + fz * S::kSliceElements, s_w + fz * S::kFilter * S::kFilter * CB, group, sx, sy,
-                        r);
-      }
-    }
-    const int oh = oh0 + sy * S::kSubH + r;
-    if (gc < p.C && oh < p.out.height) {
-#pragma unroll
-      for (int c = 0; c < S::kSubW; ++c) {
-        const int ow = ow0 + sx * S::kSubW + c;
-        if (ow < p.out.width) {
-          store_floats<V>(out + pixel_offset(p.out, image, oh, ow, p.C) + gc, acc[c]);
+        for (int c = 0; c < S::kSubW; ++c) {
+          const int ow = ow0 + sx * S::kSubW + c;
+          if (ow < p.out.width) {
+            store_floats<V>(out + pixel_offset(p.out, image, oh, ow, p.C) + gc, acc[c]);
+          }
         }
       }
     }
