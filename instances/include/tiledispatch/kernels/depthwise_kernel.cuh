@@ -168,7 +168,7 @@ struct Shape {
   static constexpr int kFilterRowUnroll =
       kFilter == 7 && (kOutVec == 8 || sizeof(T) == 4 || kNDim == 3) ? 1 : kFilter;
   // 2D sub-tiles of several rows at stride 1 walk their input rows once (sub_tile_rows): a row is read and
-  // converted once, not once per output row it reaches, for every row's accumulators live at once. H200,
+  // converted once, not once per output row it reaches, at the cost of every row's accumulators live at once. H200,
   // session 52: stride 1 +1-7 %; stride 2 (an input row reaches half as many output rows, its window twice as
   // wide) 0-3 % at 3x3 and 20-37 % slower at 5x5 (128-255 registers); 7x7 and wider sub-tiles not measured.
   static constexpr bool kRowReuse = kNDim == 2 && kSubH > 1 && kStrideH == 1 && kSubH * kSubW * kOutVec <= 64 &&
