@@ -252,8 +252,7 @@ __device__ __forceinline__ void bwd_data_tile(const typename S::T* s_dy, const f
   const int gc = c0 + group * V;
   T* dx = static_cast<T*>(p.dx);
   if constexpr (S::kRowReuse) {
-    float acc[S::kSubH][S::kSubW][V];
-    zero_sub_tile(acc);
+    float acc[S::kSubH][S::kSubW][V] = {};
     sub_tile_rows<S, true>(acc, s_dy, s_w, group, sx, sy);  // stride 1: the forward walk, filter turned
     store_sub_tile(dx, p.dx_grid, image, ih0 + sy * S::kSubH, iw0 + sx * S::kSubW, p.C, gc, acc);
   } else {

@@ -456,17 +456,8 @@ __device__ __forceinline__ void fwd_row_taps(float (&acc)[S::kSubW][S::kOutVec],
   }
 }
 
-// The accumulators of a thread's whole SubH x SubW sub-tile (the kRowReuse paths): zeroed, then stored from
-// pixel (y0, x0) of image `image` of `grid`, channels from gc, where inside the grid.
-template <int SubH, int SubW, int V>
-__device__ __forceinline__ void zero_sub_tile(float (&acc)[SubH][SubW][V]) {
-#pragma unroll
-  for (int r = 0; r < SubH; ++r)
-#pragma unroll
-    for (int c = 0; c < SubW; ++c)
-#pragma unroll
-      for (int v = 0; v < V; ++v) acc[r][c][v] = 0.f;
-}
+// Stores a thread's whole SubH x SubW sub-tile of accumulators (the kRowReuse paths) from pixel (y0, x0) of image
+// `image` of `grid`, channels from gc, where inside the grid.
 template <int SubH, int SubW, int V, class T>
 __device__ __forceinline__ void store_sub_tile(T* out, const PixelGrid& grid, int image, int y0, int x0,
                                                int channels, int gc, const float (&acc)[SubH][SubW][V]) {
@@ -533,8 +524,7 @@ __device__ __forceinline__ void fwd_tile(const typename S::T* s_in, const float*
   const int gc = c0 + group * V;
   T* out = static_cast<T*>(p.output);
   if constexpr (S::kRowReuse) {
-    float acc[S::kSubH][S::kSubW][V];
-    zero_sub_tile(acc);
+    float acc[S::kSubH][S::kSubW][V] = {};
     sub_tile_rows<S, false>(acc, s_in, s_w, group, sx, sy);
     store_sub_tile(out, p.out, image, oh0 + sy * S::kSubH, ow0 + sx * S::kSubW, p.C, gc, acc);
   } else {
